@@ -1,0 +1,182 @@
+"""Everything compilescope reads or sets inside torch, guarded for torch 2.8 to 2.13."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import warnings
+from collections.abc import Callable, Iterator
+
+import torch
+
+TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what TORCH_TRACE writes
+
+# Settings held for the duration of a capture, restored afterwards.
+# - force_disable_caches: on an FX-graph or AOTAutograd cache hit torch skips the pre-grad and
+#   post-grad stages and logs no graphs for them; a capture must show every stage every time.
+# - trace.provenance_tracking_level (torch >= 2.8; a bool `trace.provenance_tracking` before):
+#   makes Inductor log kernel -> node -> source-line maps.
+_CAPTURE_SETTINGS = (
+    ("torch._inductor.config", "force_disable_caches", True),
+    ("torch._inductor.config", "trace.provenance_tracking_level", 1),
+)
+
+
+def torch_version() -> str:
+    return str(torch.__version__)
+
+
+def interned_strings() -> dict[int, str]:
+    """The file-name table torch already interned: live events refer to it by number.
+
+    torch logs each file name once per process (torch/_logging/structured.py, INTERN_TABLE),
+    so names interned before the capture started never reach our handler again.
+    """
+    try:
+        from torch._logging.structured import INTERN_TABLE
+    except ImportError:  # pragma: no cover - torch without structured tracing
+        return {}
+    return {index: text for text, index in dict(INTERN_TABLE).items()}
+
+
+class _ListHandler(logging.Handler):
+    """Keeps (metadata, payload) of each record; does nothing else on torch's hot path."""
+
+    def __init__(self, sink: Callable[[dict, str | None], None]) -> None:
+        super().__init__(logging.DEBUG)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        metadata = getattr(record, "metadata", None)
+        if isinstance(metadata, dict):
+            self.sink(metadata, getattr(record, "payload", None))
+        elif hasattr(record, "str"):  # string-table records of older torch
+            self.sink({"str": record.str}, None)
+
+
+@contextlib.contextmanager
+def listening(sink: Callable[[dict, str | None], None]) -> Iterator[None]:
+    """Receive every structured-trace record while inside; the logger is restored after."""
+    logger = logging.getLogger(TRACE_LOGGER)
+    handler = _ListHandler(sink)
+    old_level = logger.level
+    # torch sets this logger to DEBUG and only checks that it has handlers; be sure of DEBUG.
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+
+
+def _resolve(module_name: str, dotted: str) -> tuple[object, str] | None:
+    import importlib
+
+    try:
+        target = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    *parents, leaf = dotted.split(".")
+    for part in parents:
+        target = getattr(target, part, None)
+        if target is None:
+            return None
+    return (target, leaf) if hasattr(target, leaf) else None
+
+
+@contextlib.contextmanager
+def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
+    """Hold the settings a complete capture needs (and `extra` Inductor config), then restore."""
+    changes = list(_CAPTURE_SETTINGS)
+    for key, value in (extra or {}).items():
+        changes.append(("torch._inductor.config", key, value))
+    saved: list[tuple[object, str, object]] = []
+    try:
+        for module_name, dotted, value in changes:
+            found = _resolve(module_name, dotted)
+            if found is None:
+                if extra and dotted in extra:
+                    raise KeyError(f"unknown Inductor option {dotted!r}")
+                continue  # a torch without this setting: nothing to hold
+            owner, leaf = found
+            saved.append((owner, leaf, getattr(owner, leaf)))
+            setattr(owner, leaf, value)
+        with warnings.catch_warnings():
+            # force_disable_caches makes Dynamo warn once that PGO is off; that is our doing.
+            warnings.filterwarnings("ignore", message=".*force disabled by.*force_disable_caches")
+            yield
+    finally:
+        for owner, leaf, value in reversed(saved):
+            setattr(owner, leaf, value)
+
+
+def current_compile_id() -> str | None:
+    """The compile id torch is compiling right now (inside a backend), tlparse-formatted."""
+    try:
+        from torch._guards import CompileContext
+
+        cid = CompileContext.current_compile_id()
+    except Exception:  # pragma: no cover - guard against torch API drift
+        return None
+    return None if cid is None else str(cid)
+
+
+def module_paths(graph_module: object) -> dict[str, str]:
+    """Node name -> module path (`h.0.attn`) from a live GraphModule's `nn_module_stack`."""
+    paths: dict[str, str] = {}
+    graph = getattr(graph_module, "graph", None)
+    for node in getattr(graph, "nodes", ()):
+        stack = node.meta.get("nn_module_stack") if hasattr(node, "meta") else None
+        if not stack or node.op == "placeholder":  # an input's stack is that of its first use
+            continue
+        # Values are (qualified path, module type); the innermost module comes last.
+        path = list(stack.values())[-1][0]
+        paths[node.name] = _clean_module_path(str(path))
+    return paths
+
+
+def _clean_module_path(path: str) -> str:
+    # Dynamo writes `L['self'].h[0].attn` (the frame's local, then attributes); show `h.0.attn`.
+    path = re.sub(r"^[LG]\['[^']*'\]", "", path)
+    path = path.replace("['", ".").replace("']", "").replace("[", ".").replace("]", "")
+    return path.lstrip(".") or "<root>"
+
+
+def is_module(value: object) -> bool:
+    return isinstance(value, torch.nn.Module)
+
+
+def compile_fn(fn: Callable, backend: object, **options: object) -> Callable:
+    return torch.compile(fn, backend=backend, **options)
+
+
+def lookup_backend(name: object) -> Callable:
+    from torch._dynamo import lookup_backend as lookup
+
+    return lookup(name) if isinstance(name, str) else name
+
+
+def inductor_backend(mode: str | None, options: dict | None, dynamic: bool | None) -> Callable:
+    """The backend torch.compile(backend="inductor", mode=..., options=...) would use."""
+    from torch import _TorchCompileInductorWrapper
+
+    return _TorchCompileInductorWrapper(mode, options, dynamic)
+
+
+def grad_enabled_tensor(value: object) -> bool:
+    return isinstance(value, torch.Tensor) and value.requires_grad
+
+
+def sum_for_backward(value: object) -> object:
+    """A scalar to call backward on: the sum of every grad-requiring tensor in the output."""
+    from torch.utils._pytree import tree_leaves
+
+    leaves = [t for t in tree_leaves(value) if grad_enabled_tensor(t)]
+    if not leaves:
+        return None
+    total = leaves[0].sum()
+    for t in leaves[1:]:
+        total = total + t.sum()
+    return total

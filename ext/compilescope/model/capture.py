@@ -1,0 +1,102 @@
+"""The capture: every compilation of a run (live or from a log), in torch's own vocabulary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from . import serialize
+from .compile import Compile, GraphBreak
+from .compile_id import CompileId
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Log content that could not be read, counted by reason (nothing is silently dropped)."""
+
+    reason: str
+    count: int
+    first_line: int | None = None  # 1-based line of the first occurrence, in logs
+
+
+@dataclass(frozen=True)
+class Capture:
+    """All compilations torch logged while capturing, keyed by compile id (tlparse's form)."""
+
+    compiles: tuple[Compile, ...] = ()
+    torch_version: str = ""
+    source: str = ""  # "live", or the log path it was read from
+    ranks: tuple[int, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    global_artifacts: tuple[str, ...] = ()  # events logged outside any compile id (`-/-`)
+
+    # --- lookup -----------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Compile]:
+        return iter(self.compiles)
+
+    def __len__(self) -> int:
+        return len(self.compiles)
+
+    def __getitem__(self, key: str | CompileId | int) -> Compile:
+        """`cap["0/0"]`, `cap["rank1:0/0"]`, `cap[CompileId(...)]`, or by position `cap[0]`."""
+        if isinstance(key, int):
+            return self.compiles[key]
+        wanted = CompileId.parse(key) if isinstance(key, str) else key
+        for compile_ in self.compiles:
+            if compile_.id == wanted:
+                return compile_
+        known = ", ".join(str(c.id) for c in self.compiles) or "none"
+        raise KeyError(f"no compile {str(wanted)!r} in this capture (compile ids: {known})")
+
+    @property
+    def compile_ids(self) -> tuple[str, ...]:
+        return tuple(str(c.id) for c in self.compiles)
+
+    @property
+    def graph_breaks(self) -> tuple[tuple[CompileId, GraphBreak], ...]:
+        return tuple((c.id, b) for c in self.compiles for b in c.graph_breaks)
+
+    def rank(self, rank: int) -> Capture:
+        """The compilations of one rank of a multi-process log."""
+        compiles = tuple(c for c in self.compiles if c.id.rank == rank)
+        return Capture(compiles, self.torch_version, self.source, (rank,), self.skipped)
+
+    # --- JSON --------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        body = serialize.encode(self)
+        return {"format": serialize.FORMAT, "version": serialize.VERSION, **body}
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The capture as JSON (format `compilescope.capture`, described by capture.schema.json)."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Capture:
+        """Read `to_json` output; FormatError says what is wrong and where."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise serialize.FormatError(f"not JSON: {error}") from None
+        if not isinstance(data, dict) or data.get("format") != serialize.FORMAT:
+            raise serialize.FormatError(f"not a compilescope capture (no 'format': {serialize.FORMAT!r})")
+        version = data.get("version")
+        if not isinstance(version, int) or version > serialize.VERSION:
+            raise serialize.FormatError(
+                f"capture format version {version!r} is newer than this compilescope reads "
+                f"({serialize.VERSION}); upgrade compilescope"
+            )
+        body = {k: v for k, v in data.items() if k not in ("format", "version")}
+        return serialize.decode(cls, body)
+
+    # --- text --------------------------------------------------------------------------------
+    def summary(self) -> str:
+        from .summary import summarize
+
+        return summarize(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return self.summary()

@@ -1,0 +1,149 @@
+"""One compilation (one compile id): frame, Dynamo result, AOTAutograd graphs, Inductor output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .compile_id import CompileId
+from .graph import Graph, Partition, SavedTensor, SourceLoc
+from .kernel import Kernel, OutputCode
+
+# The graph kinds, named as torch names their trace events (newest torch first where renamed).
+GRAPH_KINDS = (
+    "dynamo_output_graph",
+    "before_pre_grad_graph",
+    "after_pre_grad_graph",
+    "inductor_pre_grad_graph",
+    "aot_joint_graph",
+    "aot_forward_graph",
+    "aot_backward_graph",
+    "aot_inference_graph",
+    "before_post_grad_graph",
+    "inductor_post_grad_graph",
+    "compiled_autograd_graph",
+)
+# torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
+KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The Python frame Dynamo compiled, and where it sits in a notebook when it is a cell."""
+
+    function: str = ""
+    file: str = ""
+    line: int = 0
+    cell: int | None = None  # execution count of the notebook cell, when known
+    cell_line: int | None = None
+    stack: tuple[SourceLoc, ...] = ()  # the user's stack that triggered the compile
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """Why Dynamo broke the graph, and at which user line."""
+
+    reason: str
+    location: SourceLoc | None = None
+    user_stack: tuple[SourceLoc, ...] = ()
+    text: str = ""  # torch's full message
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A symbolic size created by the shape environment."""
+
+    name: str
+    source: str = ""
+    value: str = ""
+    range: str = ""
+    location: SourceLoc | None = None
+
+
+@dataclass(frozen=True)
+class ShapeGuard:
+    """A guard on symbolic sizes, as the sympy expression torch printed."""
+
+    expr: str
+    location: SourceLoc | None = None
+
+
+@dataclass(frozen=True)
+class StageTime:
+    """A timed stage of the compile (torch's `dynamo_timed` events), in microseconds."""
+
+    name: str
+    start_us: float
+    duration_us: float
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class CacheEvent:
+    """A cache lookup torch logged, e.g. ("fx_graph_cache", "miss")."""
+
+    cache: str
+    result: str
+
+
+@dataclass(frozen=True)
+class Compile:
+    """Everything torch logged under one compile id."""
+
+    id: CompileId
+    frame: Frame = field(default_factory=Frame)
+    graphs: dict[str, tuple[Graph, ...]] = field(default_factory=dict)
+    output_code: tuple[OutputCode, ...] = ()
+    graph_breaks: tuple[GraphBreak, ...] = ()
+    guards: str = ""  # Dynamo's guard tree text (dynamo_cpp_guards_str)
+    recompile_reasons: tuple[str, ...] = ()
+    restart_reasons: tuple[str, ...] = ()
+    failure: str | None = None
+    symbols: tuple[Symbol, ...] = ()
+    shape_guards: tuple[ShapeGuard, ...] = ()
+    stage_times: tuple[StageTime, ...] = ()
+    cache_events: tuple[CacheEvent, ...] = ()
+    metrics: dict = field(default_factory=dict)  # compilation_metrics, as torch logged them
+    backward_metrics: dict = field(default_factory=dict)  # bwd_compilation_metrics
+    artifacts: tuple[str, ...] = ()  # every event name logged under this id, in order
+
+    def graph(self, kind: str) -> Graph | None:
+        """The (first) graph of a kind, by torch's event name; None when not logged."""
+        found = self.graphs.get(kind) or self.graphs.get(KIND_ALIASES.get(kind, ""))
+        return found[0] if found else None
+
+    @property
+    def kernels(self) -> tuple[Kernel, ...]:
+        return tuple(k for code in self.output_code for k in code.kernels)
+
+    @property
+    def partition(self) -> Partition | None:
+        """What the forward saves for the backward: the backward's non-tangent inputs."""
+        backward, forward = self.graph("aot_backward_graph"), self.graph("aot_forward_graph")
+        if backward is None:
+            return None
+        forward_names = {n.name for n in forward.nodes} if forward else set()
+        saved = []
+        for node in backward.placeholders:
+            if node.name.startswith("tangents_"):
+                continue
+            if forward_names and node.name not in forward_names:
+                continue
+            tensor = node.tensors[0] if node.tensors else None
+            saved.append(SavedTensor(node.name, tensor, node.type_text))
+        return Partition(tuple(saved))
+
+    @property
+    def status(self) -> str:
+        """ok, failed, restarted (Dynamo restarted analysis), or empty (nothing compiled)."""
+        if self.failure:
+            return "failed"
+        if self.restart_reasons and not self.graphs:
+            return "restarted"
+        if not self.graphs and not self.output_code:
+            return "empty"
+        return "ok"
+
+    @property
+    def compile_time_s(self) -> float | None:
+        value = self.metrics.get("entire_frame_compile_time_s")
+        return float(value) if isinstance(value, (int, float)) else None

@@ -1,0 +1,74 @@
+"""Compile ids, written and parsed exactly as tlparse writes them (`0/0`, `1/0_1`, `!0/2/0`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PATTERN = re.compile(
+    r"^(?:\[?rank(?P<rank>\d+)\]?:)?\[?(?:!(?P<ca>\d+)/)?(?P<frame>-|\d+)/(?P<fcid>-|\d+)"
+    r"(?:_(?P<attempt>\d+))?\]?$"
+)
+
+
+@dataclass(frozen=True, order=True)
+class CompileId:
+    """torch's CompileId plus the rank that logged it; None where torch gave nothing."""
+
+    rank: int | None = None
+    compiled_autograd_id: int | None = None
+    frame_id: int | None = None
+    frame_compile_id: int | None = None
+    attempt: int = 0
+
+    def __str__(self) -> str:
+        # tlparse: "[!{ca}/]{frame}/{frame_compile}[_{attempt}]", "-" for a missing part.
+        text = "" if self.compiled_autograd_id is None else f"!{self.compiled_autograd_id}/"
+        text += "-" if self.frame_id is None else str(self.frame_id)
+        text += "/" + ("-" if self.frame_compile_id is None else str(self.frame_compile_id))
+        if self.attempt:
+            text += f"_{self.attempt}"
+        if self.rank is not None:
+            text = f"rank{self.rank}:{text}"
+        return text
+
+    @property
+    def is_global(self) -> bool:
+        """Events logged outside any compilation (tlparse's `-/-`)."""
+        return self.frame_id is None and self.compiled_autograd_id is None
+
+    @classmethod
+    def parse(cls, text: str) -> CompileId:
+        """Read `0/0`, `[0/0_1]`, `!1/0/0`, `rank1:0/0`; raises ValueError naming the text."""
+        match = _PATTERN.match(text.strip())
+        if not match:
+            raise ValueError(f"not a compile id: {text!r} (expected a form like '0/0' or '1/0_1')")
+
+        def num(group: str) -> int | None:
+            value = match.group(group)
+            return None if value in (None, "-") else int(value)
+
+        return cls(
+            rank=num("rank"),
+            compiled_autograd_id=num("ca"),
+            frame_id=num("frame"),
+            frame_compile_id=num("fcid"),
+            attempt=num("attempt") or 0,
+        )
+
+    @classmethod
+    def from_metadata(cls, metadata: dict, rank: int | None = None) -> CompileId:
+        """The id of one structured-trace record (its `frame_id`, `attempt`, ... fields)."""
+
+        def opt_int(key: str) -> int | None:
+            value = metadata.get(key)
+            return value if isinstance(value, int) else None
+
+        rank_in_record = opt_int("rank")
+        return cls(
+            rank=rank_in_record if rank_in_record is not None else rank,
+            compiled_autograd_id=opt_int("compiled_autograd_id"),
+            frame_id=opt_int("frame_id"),
+            frame_compile_id=opt_int("frame_compile_id"),
+            attempt=opt_int("attempt") or 0,
+        )

@@ -1,0 +1,32 @@
+"""Generated code of one compiled graph, split into its kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .graph import SourceLoc
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel: generated (triton, cpp, ...) or a call into an extern library (`extern`)."""
+
+    name: str
+    language: str  # "triton", "cpp", "cuda", "halide", "extern"
+    source: str = ""
+    calls: int = 0  # call sites in the wrapper's `call`
+    fused_nodes: tuple[str, ...] = ()  # post-grad nodes it computes (Inductor provenance)
+    origin_nodes: tuple[str, ...] = ()  # "Topologically Sorted Source Nodes" comment
+    aten_ops: tuple[str, ...] = ()  # "Original ATen" comment
+    source_lines: tuple[SourceLoc, ...] = ()  # user lines, from provenance stack traces
+
+
+@dataclass(frozen=True)
+class OutputCode:
+    """Inductor's output module for one graph (`# AOT ID: ['0_forward']`)."""
+
+    text: str
+    path: str = ""
+    aot_id: str = ""
+    role: str = ""  # "forward", "backward", "inference" (from the AOT ID), or ""
+    kernels: tuple[Kernel, ...] = ()

@@ -1,0 +1,121 @@
+"""The capture's versioned JSON format: lossless encode/decode of the model's dataclasses."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from functools import cache
+
+from .compile_id import CompileId
+from .graph import Graph, Node, TensorMeta
+
+FORMAT = "compilescope.capture"
+VERSION = 1
+
+
+class FormatError(ValueError):
+    """A JSON document that is not a capture this version of compilescope can read."""
+
+
+def encode(value: object) -> object:
+    """Model object -> JSON-ready value (dicts, lists, strings, numbers)."""
+    if isinstance(value, CompileId):
+        return str(value)
+    if isinstance(value, TensorMeta):
+        return str(value)
+    if isinstance(value, Graph):
+        return {
+            "kind": value.kind,
+            "text": value.text,
+            "metadata": value.metadata,
+            "nodes": [encode(n) for n in value.nodes],
+        }
+    if dataclasses.is_dataclass(value):
+        out = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if item != _default(type(value), f.name):  # keep files small: omit defaults
+                out[f.name] = encode(item)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): encode(v) for k, v in value.items()}
+    return value
+
+
+def decode(cls: type, data: object, where: str = "$") -> object:
+    """JSON value -> instance of `cls` (a model dataclass or a typing form of one)."""
+    origin = typing.get_origin(cls)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(cls) if a is not type(None)]
+        if data is None:
+            return None
+        return decode(options[0], data, where)
+    if origin is tuple:
+        (item_type, *_rest) = typing.get_args(cls)
+        _expect(data, list, where)
+        return tuple(decode(item_type, v, f"{where}[{i}]") for i, v in enumerate(data))
+    if origin is dict:
+        key_type, value_type = typing.get_args(cls)
+        _expect(data, dict, where)
+        return {k: decode(value_type, v, f"{where}.{k}") for k, v in data.items()}
+    if cls is CompileId:
+        _expect(data, str, where)
+        try:
+            return CompileId.parse(data)
+        except ValueError as error:
+            raise FormatError(f"{where}: {error}") from None
+    if cls is TensorMeta:
+        _expect(data, str, where)
+        metas = TensorMeta.parse_all(data)
+        if len(metas) != 1:
+            raise FormatError(f"{where}: not a tensor description: {data!r}")
+        return metas[0]
+    if cls is Graph:
+        _expect(data, dict, where)
+        nodes = [decode(Node, n, f"{where}.nodes[{i}]") for i, n in enumerate(data.get("nodes", []))]
+        return Graph(data.get("kind", ""), data.get("text", ""), nodes, metadata=data.get("metadata"))
+    if dataclasses.is_dataclass(cls):
+        _expect(data, dict, where)
+        hints = _hints(cls)
+        kwargs = {}
+        for name, value in data.items():
+            if name not in hints:
+                continue  # a newer writer's field: ignore, as torch's own readers do
+            kwargs[name] = decode(hints[name], value, f"{where}.{name}")
+        return cls(**kwargs)
+    if cls is float and isinstance(data, int):
+        return float(data)
+    if cls in (str, int, float, bool) and not isinstance(data, cls):
+        raise FormatError(f"{where}: expected {cls.__name__}, got {type(data).__name__}")
+    return data
+
+
+def _expect(data: object, kind: type, where: str) -> None:
+    if not isinstance(data, kind):
+        raise FormatError(f"{where}: expected {kind.__name__}, got {type(data).__name__}")
+
+
+@cache
+def _hints(cls: type) -> dict[str, type]:
+    return typing.get_type_hints(cls)
+
+
+@cache
+def _defaults(cls: type) -> dict[str, object]:
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+_NO_DEFAULT = object()
+
+
+def _default(cls: type, name: str) -> object:
+    return _defaults(cls).get(name, _NO_DEFAULT)

@@ -1,0 +1,84 @@
+"""A short text summary of a capture, for a terminal or `print(cap)`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .capture import Capture
+    from .compile import Compile
+
+# Stages in pipeline order, with the short names the summary prints.
+_STAGES = (
+    ("dynamo_output_graph", "dynamo"),
+    ("aot_joint_graph", "joint"),
+    ("aot_forward_graph", "fwd"),
+    ("aot_backward_graph", "bwd"),
+    ("aot_inference_graph", "infer"),
+    ("inductor_post_grad_graph", "post_grad"),
+    ("compiled_autograd_graph", "ca"),
+)
+
+
+def human_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def _compile_line(c: Compile) -> str:
+    frame = c.frame
+    where = f"{frame.function} ({_short(frame.file)}:{frame.line})" if frame.function else ""
+    if frame.cell is not None:
+        where = f"{frame.function} (cell [{frame.cell}] line {frame.cell_line})"
+    parts = []
+    for kind, label in _STAGES:
+        graphs = c.graphs.get(kind)
+        if graphs:
+            parts.append(f"{label} {sum(g.op_count for g in graphs)}")
+    stages = ", ".join(parts)
+    bits = [f"{str(c.id):>8}  {where}".rstrip()]
+    if stages:
+        bits.append(f"ops: {stages}")
+    if c.kernels:
+        bits.append(f"{len(c.kernels)} kernels")
+    partition = c.partition
+    if partition is not None and partition.saved:
+        bits.append(f"saved {len(partition.saved)} ({human_bytes(partition.saved_bytes)})")
+    if c.compile_time_s is not None:
+        bits.append(f"{c.compile_time_s:.2f} s")
+    if c.status != "ok":
+        bits.append(c.status.upper())
+    return "  ".join(bits[:1]) + ("  |  " + "  |  ".join(bits[1:]) if bits[1:] else "")
+
+
+def _short(path: str, keep: int = 2) -> str:
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-keep:]) if len(parts) > keep else path
+
+
+def summarize(capture: Capture) -> str:
+    """A few lines per compile id: frame, ops per stage, kernels, saved bytes, time, breaks."""
+    head = f"compilescope capture: {len(capture.compiles)} compile ids"
+    if capture.torch_version:
+        head += f", torch {capture.torch_version}"
+    if capture.source and capture.source != "live":
+        head += f", from {capture.source}"
+    lines = [head]
+    for c in capture.compiles:
+        lines.append(_compile_line(c))
+        for brk in c.graph_breaks:
+            loc = brk.location
+            at = f" at {_short(loc.file)}:{loc.line}" if loc else ""
+            lines.append(f"{'':10}graph break{at}: {brk.reason.splitlines()[0][:100]}")
+        for reason in c.recompile_reasons:
+            lines.append(f"{'':10}recompiled: {reason.splitlines()[0][:100]}")
+        if c.failure:
+            lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
+    if capture.skipped:
+        total = sum(s.count for s in capture.skipped)
+        reasons = "; ".join(f"{s.count} {s.reason}" for s in capture.skipped)
+        lines.append(f"skipped {total} unreadable log entries: {reasons}")
+    return "\n".join(lines)

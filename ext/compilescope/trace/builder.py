@@ -1,0 +1,308 @@
+"""Build a Capture from structured-trace events: the one place both live and log captures meet."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import partial
+
+from ..model.capture import Capture, Skipped
+from ..model.compile import (
+    GRAPH_KINDS,
+    CacheEvent,
+    Compile,
+    Frame,
+    GraphBreak,
+    ShapeGuard,
+    StageTime,
+    Symbol,
+)
+from ..model.compile_id import CompileId
+from ..model.graph import Graph, SourceLoc
+from ..model.kernel import OutputCode
+from .events import Event, SkipCounter
+from .graph_text import parse_graph_nodes
+from .output_code import split_output_code, with_provenance
+
+# `<ipython-input-12-0a1b2c>`: IPython's name for the code of cell 12.
+_IPYTHON_CELL = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
+_BREAK_AT = re.compile(r"Graph break in user code at (.*):(\d+)")
+_CACHE = re.compile(r"^(\w+?_cache)_(hit|miss|bypass)$")
+
+CellResolver = Callable[[str], "int | None"]
+
+
+def ipython_cell(filename: str) -> int | None:
+    """The execution count of a cell from the filename IPython compiled it under, if it says."""
+    match = _IPYTHON_CELL.search(filename)
+    return int(match.group(1)) if match else None
+
+
+@dataclass
+class _Draft:
+    """Mutable gathering place for one compile id while events arrive."""
+
+    id: CompileId
+    frame: Frame = field(default_factory=Frame)
+    graphs: dict = field(default_factory=dict)
+    output_code: list = field(default_factory=list)
+    graph_breaks: list = field(default_factory=list)
+    guards: str = ""
+    recompile_reasons: list = field(default_factory=list)
+    restart_reasons: list = field(default_factory=list)
+    failure: str | None = None
+    symbols: list = field(default_factory=list)
+    shape_guards: list = field(default_factory=list)
+    stage_times: list = field(default_factory=list)
+    open_stages: dict = field(default_factory=dict)
+    cache_events: list = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)
+    backward_metrics: dict = field(default_factory=dict)
+    artifacts: list = field(default_factory=list)
+    provenance: dict = field(default_factory=dict)
+
+    def freeze(self) -> Compile:
+        return Compile(
+            id=self.id,
+            frame=self.frame,
+            graphs={k: tuple(v) for k, v in self.graphs.items()},
+            output_code=tuple(self.output_code),
+            graph_breaks=tuple(self.graph_breaks),
+            guards=self.guards,
+            recompile_reasons=tuple(self.recompile_reasons),
+            restart_reasons=tuple(self.restart_reasons),
+            failure=self.failure,
+            symbols=tuple(self.symbols),
+            shape_guards=tuple(self.shape_guards),
+            stage_times=tuple(sorted(self.stage_times, key=lambda s: s.start_us)),
+            cache_events=tuple(self.cache_events),
+            metrics=self.metrics,
+            backward_metrics=self.backward_metrics,
+            artifacts=tuple(self.artifacts),
+        )
+
+
+class CaptureBuilder:
+    """Feed events in log order with `add`; `build` returns the immutable Capture."""
+
+    def __init__(
+        self,
+        strings: dict[int, str] | None = None,
+        cell_resolver: CellResolver | None = None,
+    ) -> None:
+        self.strings: dict[int, str] = dict(strings or {})
+        self.cell_resolver = cell_resolver or ipython_cell
+        self.drafts: dict[CompileId, _Draft] = {}
+        self.torch_version = ""
+        self.ranks: set[int] = set()
+        self.global_artifacts: list[str] = []
+        self.skips = SkipCounter()
+
+    # --- entry point ---------------------------------------------------------------------------
+    def add(self, event: Event) -> None:
+        try:
+            self._add(event)
+        except Exception as error:  # a malformed event must not lose the others
+            self.skips.add(f"unreadable {event.name} event ({type(error).__name__})", event.line)
+
+    def _add(self, event: Event) -> None:
+        name = event.name
+        if name == "str":
+            text, index = event.metadata["str"]
+            self.strings[int(index)] = text
+            return
+        cid = CompileId.from_metadata(event.metadata, event.rank)
+        if cid.rank is not None:
+            self.ranks.add(cid.rank)
+        if name == "torch_version":
+            payload = event.json_payload()
+            if isinstance(payload, dict):
+                self.torch_version = str(payload.get("pytorch_version", ""))
+        if cid.is_global and name != "chromium_event":
+            self.global_artifacts.append(name)
+            return
+        if name == "chromium_event":
+            self._chromium(event, cid)
+            return
+        draft = self._draft(cid)
+        draft.artifacts.append(name)
+        handler = self._HANDLERS.get(name)
+        if handler is not None:
+            handler(self, draft, event)
+        elif name in GRAPH_KINDS:
+            self._graph(draft, event)
+        else:
+            cache = _CACHE.match(name)
+            if cache:
+                draft.cache_events.append(CacheEvent(cache.group(1), cache.group(2)))
+
+    def _draft(self, cid: CompileId) -> _Draft:
+        draft = self.drafts.get(cid)
+        if draft is None:
+            draft = self.drafts[cid] = _Draft(cid)
+        return draft
+
+    # --- handlers ------------------------------------------------------------------------------
+    def _loc(self, frame: dict) -> SourceLoc:
+        filename = frame.get("filename")
+        file = self.strings.get(filename, f"<file {filename}>") if isinstance(filename, int) else str(filename)
+        return SourceLoc(file, int(frame.get("line") or 0), str(frame.get("name", "")), str(frame.get("loc") or ""))
+
+    def _dynamo_start(self, draft: _Draft, event: Event) -> None:
+        stack = tuple(self._loc(f) for f in event.body.get("stack", []) if isinstance(f, dict))
+        if not stack:
+            return
+        top = stack[-1]
+        cell = self.cell_resolver(top.file)
+        # The compiled frame's line is its first line; a cell's lines count from 1.
+        draft.frame = Frame(top.function, top.file, top.line, cell, top.line if cell else None, stack)
+
+    def _graph(self, draft: _Draft, event: Event) -> None:
+        text = event.payload or ""
+        body = {k: v for k, v in event.body.items() if k != "name"}
+        graph = Graph(event.name, text, load_nodes=partial(parse_graph_nodes, text), metadata=body)
+        draft.graphs.setdefault(event.name, []).append(graph)
+
+    def _output_code(self, draft: _Draft, event: Event) -> None:
+        path = str(event.body.get("filename") or event.body.get("file_path") or "")
+        draft.output_code.append(split_output_code(event.payload or "", path))
+        draft.provenance = {}
+
+    def _provenance(self, draft: _Draft, event: Event) -> None:
+        if not draft.output_code:
+            return
+        draft.provenance[event.name] = event.json_payload()
+        draft.output_code[-1] = with_provenance(
+            draft.output_code[-1],
+            draft.provenance.get("inductor_provenance_tracking_node_mappings"),
+            draft.provenance.get("inductor_provenance_tracking_kernel_stack_traces"),
+        )
+
+    def _graph_break(self, draft: _Draft, event: Event) -> None:
+        text = event.payload or ""
+        at = _BREAK_AT.search(text)
+        location = SourceLoc(at.group(1), int(at.group(2))) if at else None
+        reason = text
+        if "Graph Break Reason:" in reason:
+            reason = reason.split("Graph Break Reason:", 1)[1]
+        reason = reason.split("User code traceback:", 1)[0].strip()
+        user_stack = ()
+        if "User code traceback:" in text:
+            tail = text.split("User code traceback:", 1)[1].split("Traceback (most recent", 1)[0]
+            user_stack = tuple(
+                SourceLoc(f, int(n), fn.strip(), code.strip())
+                for f, n, fn, code in re.findall(r'File "([^"]*)", line (\d+), in (.*)\n\s*(.*)', tail)
+            )
+        draft.graph_breaks.append(GraphBreak(reason, location, user_stack, text))
+
+    def _recompile(self, draft: _Draft, event: Event) -> None:
+        payload = event.json_payload()
+        if isinstance(payload, list):
+            draft.recompile_reasons.extend(str(p) for p in payload)
+        elif event.payload:
+            draft.recompile_reasons.extend(line for line in event.payload.splitlines() if line.strip())
+
+    def _guards(self, draft: _Draft, event: Event) -> None:
+        draft.guards = event.payload or ""
+
+    def _metrics(self, draft: _Draft, event: Event) -> None:
+        body = event.body
+        draft.metrics = body
+        if body.get("fail_reason"):
+            draft.failure = f"{body.get('fail_type') or 'error'}: {body['fail_reason']}"
+        reasons = body.get("restart_reasons") or []
+        draft.restart_reasons = [str(r) for r in reasons] if isinstance(reasons, list) else []
+
+    def _bwd_metrics(self, draft: _Draft, event: Event) -> None:
+        draft.backward_metrics = event.body
+        if event.body.get("fail_reason") and not draft.failure:
+            draft.failure = f"backward: {event.body['fail_reason']}"
+
+    def _symbol(self, draft: _Draft, event: Event) -> None:
+        body = event.body
+        stack = body.get("user_stack") or []
+        loc = self._loc(stack[0]) if stack and isinstance(stack[0], dict) else None
+        draft.symbols.append(
+            Symbol(str(body.get("symbol", "")), str(body.get("source", "")),
+                   str(body.get("val", "")), str(body.get("vr", "")), loc)  # fmt: skip
+        )
+
+    def _shape_guard(self, draft: _Draft, event: Event) -> None:
+        body = event.body
+        stack = body.get("user_stack") or []
+        loc = self._loc(stack[-1]) if stack and isinstance(stack[-1], dict) else None
+        expr = body.get("expr") or body.get("symbol")
+        if expr:
+            draft.shape_guards.append(ShapeGuard(str(expr), loc))
+
+    def _chromium(self, event: Event, cid: CompileId) -> None:
+        payload = event.json_payload()
+        if not isinstance(payload, dict):
+            return
+        args = payload.get("args") or {}
+        if "compile_id" in args and isinstance(args["compile_id"], str):
+            try:
+                cid = CompileId.parse(args["compile_id"])
+                cid = CompileId(event.rank if cid.rank is None else cid.rank, *_id_fields(cid))
+            except ValueError:
+                pass
+        if cid.is_global:
+            return
+        draft = self._draft(cid)
+        key, phase, ts = payload.get("name"), payload.get("ph"), payload.get("ts")
+        if not isinstance(ts, (int, float)):
+            return
+        if phase == "B":
+            draft.open_stages.setdefault(key, []).append(ts)
+        elif phase == "E" and draft.open_stages.get(key):
+            start = draft.open_stages[key].pop()
+            depth = sum(len(v) for v in draft.open_stages.values())
+            draft.stage_times.append(StageTime(str(key), float(start), float(ts - start), depth))
+
+    _HANDLERS = {
+        "dynamo_start": _dynamo_start,
+        "inductor_output_code": _output_code,
+        "inductor_provenance_tracking_node_mappings": _provenance,
+        "inductor_provenance_tracking_kernel_stack_traces": _provenance,
+        "dynamo_graph_break_reason": _graph_break,
+        "recompile_reasons": _recompile,
+        "dynamo_cpp_guards_str": _guards,
+        "compilation_metrics": _metrics,
+        "bwd_compilation_metrics": _bwd_metrics,
+        "create_symbol": _symbol,
+        "create_unbacked_symbol": _symbol,
+        "guard_added_fast": _shape_guard,
+        "guard_added": _shape_guard,
+        "symbolic_shape_specialization": _shape_guard,
+    }
+
+    # --- result --------------------------------------------------------------------------------
+    def build(self, source: str = "", extra_skips: Iterable[Skipped] = ()) -> Capture:
+        compiles = tuple(d.freeze() for d in self.drafts.values() if d.artifacts or d.stage_times)
+        skipped = tuple(extra_skips) + tuple(
+            Skipped(reason, count, self.skips.first_line.get(reason))
+            for reason, count in self.skips.counts.items()
+        )
+        return Capture(
+            compiles=compiles,
+            torch_version=self.torch_version,
+            source=source,
+            ranks=tuple(sorted(self.ranks)),
+            skipped=skipped,
+            global_artifacts=tuple(self.global_artifacts),
+        )
+
+
+def _id_fields(cid: CompileId) -> tuple:
+    return (cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt)
+
+
+def build_capture(events: Iterable[Event], source: str = "", **kwargs) -> Capture:
+    builder = CaptureBuilder(**kwargs)
+    for event in events:
+        builder.add(event)
+    return builder.build(source)
+
+
+__all__ = ["CaptureBuilder", "build_capture", "ipython_cell", "OutputCode"]

@@ -1,0 +1,151 @@
+"""Split Inductor's output code into kernels: generated (Triton, C++, ...) and extern calls."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ..model.graph import SourceLoc
+from ..model.kernel import Kernel, OutputCode
+
+# `name = async_compile.triton('name', '''...` / `name = async_compile.cpp_pybinding([...], r'''`
+_DEFINITION = re.compile(r"^(\w+) = async_compile\.(\w+)\(", re.MULTILINE)
+_LANGUAGES = {"cpp_pybinding": "cpp", "cpp": "cpp", "triton": "triton", "cuda": "cuda",
+              "halide": "halide", "rocm": "rocm", "mps": "metal"}  # fmt: skip
+_AOT_ID = re.compile(r"^# AOT ID: \['([^']*)'\]", re.MULTILINE)
+_ORIGINS = re.compile(r"# Topologically Sorted Source Nodes: \[(.*?)\], Original ATen: \[(.*?)\]")
+_EXTERN_CALL = re.compile(r"\b(extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?|aten\.\w+(?:\.\w+)?)\(")
+_STACK_FRAME = re.compile(r'File "([^"]*)", line (\d+), in ([^\n]*)\n([^\n]*)')
+
+
+def split_output_code(text: str, path: str = "") -> OutputCode:
+    """The kernels of one output module, with the origin comments Inductor wrote beside them."""
+    aot_match = _AOT_ID.search(text)
+    aot_id = aot_match.group(1) if aot_match else ""
+    role = next((r for r in ("forward", "backward", "inference") if aot_id.endswith(r)), "")
+    kernels: dict[str, dict] = {}
+    for match in _DEFINITION.finditer(text):
+        name, method = match.groups()
+        source = _string_literal_after(text, match.end())
+        kernels[name] = {"language": _LANGUAGES.get(method, method), "source": source}
+        _add_origins(kernels[name], _comment_block_before(text, match.start()))
+    calls: Counter = Counter()
+    call_body = _call_body(text)
+    lines = call_body.splitlines()
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            continue
+        head = stripped.split("(", 1)[0]
+        name = None
+        if head in kernels:
+            name = head
+        else:
+            extern = _EXTERN_CALL.search(stripped)
+            if extern:
+                name = extern.group(1)
+                kernels.setdefault(name, {"language": "extern", "source": ""})
+        if name is None:
+            continue
+        calls[name] += 1
+        previous = lines[index - 1].strip() if index else ""
+        _add_origins(kernels[name], previous)
+    built = tuple(
+        Kernel(
+            name=name,
+            language=info["language"],
+            source=info["source"],
+            calls=calls[name],
+            origin_nodes=tuple(dict.fromkeys(info.get("origins", ()))),
+            aten_ops=tuple(dict.fromkeys(info.get("aten", ()))),
+        )
+        for name, info in kernels.items()
+    )
+    return OutputCode(text=text, path=path, aot_id=aot_id, role=role, kernels=built)
+
+
+def with_provenance(code: OutputCode, node_mappings: object, stack_traces: object) -> OutputCode:
+    """Attach Inductor's provenance (provenance_tracking_level=1) to the kernels it names."""
+    fused: dict[str, list[str]] = {}
+    if isinstance(node_mappings, dict):
+        for key in ("cppCodeToPost", "tritonCodeToPost", "kernelToPost"):
+            mapping = node_mappings.get(key)
+            if isinstance(mapping, dict):
+                for handle, nodes in mapping.items():
+                    if isinstance(nodes, list):
+                        fused.setdefault(_kernel_name(handle), []).extend(map(str, nodes))
+    lines: dict[str, list[SourceLoc]] = {}
+    if isinstance(stack_traces, dict):
+        for handle, traces in stack_traces.items():
+            if isinstance(traces, list):
+                for trace in traces:
+                    lines.setdefault(_kernel_name(handle), []).extend(_frames(str(trace)))
+    kernels = []
+    for kernel in code.kernels:
+        nodes = tuple(dict.fromkeys(sorted(fused.get(kernel.name, ()))))
+        locs = tuple(dict.fromkeys(lines.get(kernel.name, ())))
+        kernels.append(
+            Kernel(**{**kernel.__dict__, "fused_nodes": nodes or kernel.fused_nodes,
+                      "source_lines": locs or kernel.source_lines})  # fmt: skip
+        )
+    return OutputCode(code.text, code.path, code.aot_id, code.role, tuple(kernels))
+
+
+def _kernel_name(handle: str) -> str:
+    # Provenance keys are "kernel_name:debug_handle", e.g. "extern_kernels.mm:2".
+    return handle.rsplit(":", 1)[0] if handle.rsplit(":", 1)[-1].isdigit() else handle
+
+
+def _frames(trace: str) -> list[SourceLoc]:
+    return [
+        SourceLoc(file, int(line), function.strip(), code.strip())
+        for file, line, function, code in _STACK_FRAME.findall(trace)
+    ]
+
+
+def _add_origins(info: dict, comment: str) -> None:
+    match = _ORIGINS.search(comment)
+    if match:
+        info.setdefault("origins", []).extend(_names(match.group(1)))
+        info.setdefault("aten", []).extend(_names(match.group(2)))
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _comment_block_before(text: str, position: int) -> str:
+    """The run of `#` comment lines right above a definition."""
+    block = []
+    for line in reversed(text[:position].splitlines()[-8:]):
+        if not line.startswith("#"):
+            if block or line.strip():
+                break
+            continue
+        block.append(line)
+    return "\n".join(reversed(block))
+
+
+def _string_literal_after(text: str, position: int) -> str:
+    """The first triple-quoted string literal after `position` (the kernel's source)."""
+    starts = [(text.find(q, position), q) for q in ("'''", '"""')]
+    starts = [(i, q) for i, q in starts if i >= 0]
+    if not starts:
+        return ""
+    start, quote = min(starts)
+    end = text.find(quote, start + 3)
+    return text[start + 3 : end if end >= 0 else len(text)].strip("\n")
+
+
+def _call_body(text: str) -> str:
+    """The wrapper's `call` function, where kernels are launched (module- or Runner-level)."""
+    match = re.search(r"^( *)def call\(self, args\):|^( *)def call\(args\):", text, re.MULTILINE)
+    if not match:
+        return ""
+    indent = len(match.group(1) or match.group(2) or "")
+    body = []
+    for line in text[match.end() :].splitlines()[1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    return "\n".join(body)

@@ -1,0 +1,56 @@
+"""Read TORCH_TRACE logs (one file, or a folder of ranks) into a Capture."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ..model.capture import Capture
+from .builder import CaptureBuilder
+from .events import SkipCounter, parse_lines
+
+_RANK_IN_NAME = re.compile(r"rank_(\d+)_")
+
+
+class TraceError(ValueError):
+    """A path that holds no readable TORCH_TRACE log."""
+
+
+def trace_files(path: str | os.PathLike) -> list[Path]:
+    """The log files under `path` (a file, or a folder as TORCH_TRACE fills it)."""
+    root = Path(path)
+    if not root.exists():
+        raise FileNotFoundError(f"no such TORCH_TRACE file or folder: {str(root)!r}")
+    if root.is_file():
+        return [root]
+    files = sorted(p for p in root.rglob("*.log") if p.is_file())
+    if not files:
+        raise TraceError(f"no TORCH_TRACE logs (*.log) in folder {str(root)!r}")
+    return files
+
+
+def load_trace(path: str | os.PathLike) -> Capture:
+    """Read a TORCH_TRACE file or folder; unreadable entries are counted in `capture.skipped`."""
+    files = trace_files(path)
+    builder = CaptureBuilder()
+    skips = SkipCounter()
+    events_seen = 0
+    for index, file in enumerate(files):
+        match = _RANK_IN_NAME.search(file.name)
+        # Several logs without rank names (separate processes) still must not share compile ids.
+        rank = int(match.group(1)) if match else (index if len(files) > 1 else None)
+        builder.strings = {}  # each process interns its own file names
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            for event in parse_lines(handle, skips, rank):
+                events_seen += 1
+                builder.add(event)
+    if events_seen == 0:
+        raise TraceError(
+            f"{str(path)!r} holds no structured-trace events "
+            f"(is it a TORCH_TRACE log? {sum(skips.counts.values())} lines could not be read)"
+        )
+    for reason, count in skips.counts.items():
+        for _ in range(count):
+            builder.skips.add(reason, skips.first_line.get(reason))
+    return builder.build(source=str(path))
