@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ from .builder import CaptureBuilder
 from .events import SkipCounter, parse_lines
 
 _RANK_IN_NAME = re.compile(r"rank_(\d+)_")
+_SUFFIXES = (".log", ".log.gz")
 
 
 class TraceError(ValueError):
@@ -24,9 +26,9 @@ def trace_files(path: str | os.PathLike) -> list[Path]:
         raise FileNotFoundError(f"no such TORCH_TRACE file or folder: {str(root)!r}")
     if root.is_file():
         return [root]
-    files = sorted(p for p in root.rglob("*.log") if p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(_SUFFIXES))
     if not files:
-        raise TraceError(f"no TORCH_TRACE logs (*.log) in folder {str(root)!r}")
+        raise TraceError(f"no TORCH_TRACE logs (*.log, *.log.gz) in folder {str(root)!r}")
     return files
 
 
@@ -41,10 +43,14 @@ def load_trace(path: str | os.PathLike) -> Capture:
         # Several logs without rank names (separate processes) still must not share compile ids.
         rank = int(match.group(1)) if match else (index if len(files) > 1 else None)
         builder.strings = {}  # each process interns its own file names
-        with open(file, encoding="utf-8", errors="replace") as handle:
-            for event in parse_lines(handle, skips, rank):
-                events_seen += 1
-                builder.add(event)
+        opener = gzip.open if file.name.endswith(".gz") else open
+        try:
+            with opener(file, "rt", encoding="utf-8", errors="replace") as handle:
+                for event in parse_lines(handle, skips, rank):
+                    events_seen += 1
+                    builder.add(event)
+        except (OSError, EOFError) as error:  # a cut-off .gz: keep what was read before it
+            skips.add(f"file ends early ({type(error).__name__}: {error})", None)
     if events_seen == 0:
         raise TraceError(
             f"{str(path)!r} holds no structured-trace events "

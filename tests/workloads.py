@@ -1,0 +1,94 @@
+"""Small torch.compile workloads shared by the fixture recorder, the fidelity check and benchmarks."""
+
+from __future__ import annotations
+
+import torch
+
+
+class TinyMLP(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def plain_function() -> None:
+    def f(x, y):
+        return (x.sin() + y).cos().sum()
+
+    torch.compile(f)(torch.randn(8, 8), torch.randn(8, 8))
+
+
+def module_backward() -> None:
+    torch.manual_seed(0)
+    model = torch.compile(TinyMLP())
+    model(torch.randn(4, 16)).sum().backward()
+
+
+def graph_break() -> None:
+    def f(x):
+        y = x.relu() * 2
+        print("a print breaks the graph")
+        return y.tanh()
+
+    torch.compile(f)(torch.randn(8))
+
+
+def recompile() -> None:
+    def f(x):
+        return x.exp() + 1
+
+    compiled = torch.compile(f, dynamic=False)
+    compiled(torch.randn(4))
+    compiled(torch.randn(6))
+
+
+def dynamic_shapes() -> None:
+    def f(x):
+        return x.view(-1, 2).sum(dim=1) * x.shape[0]
+
+    compiled = torch.compile(f, dynamic=True)
+    compiled(torch.randn(8))
+    compiled(torch.randn(12))
+
+
+def inference() -> None:
+    model = torch.compile(TinyMLP())
+    with torch.no_grad():
+        model(torch.randn(4, 16))
+
+
+def compiled_autograd() -> None:
+    torch.manual_seed(0)
+    model = TinyMLP()
+    x = torch.randn(4, 16)
+    compiled = torch.compile(model)
+    with torch._dynamo.compiled_autograd._enable(torch.compile(backend="aot_eager")):
+        compiled(x).sum().backward()
+
+
+def gpt2() -> None:
+    """A 2-layer GPT-2 from a config (random weights, no download), forward and backward."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=256, n_positions=64)
+    model = GPT2LMHeadModel(config)
+    ids = torch.randint(0, 256, (2, 32))
+    out = torch.compile(model)(input_ids=ids, labels=ids)
+    out.loss.backward()
+
+
+WORKLOADS = {
+    "plain_function": plain_function,
+    "module_backward": module_backward,
+    "graph_break": graph_break,
+    "recompile": recompile,
+    "dynamic_shapes": dynamic_shapes,
+    "inference": inference,
+    "compiled_autograd": compiled_autograd,
+    "gpt2": gpt2,
+}
