@@ -35,7 +35,10 @@ class CaptureSession:
             raise RuntimeError("a compilescope capture is already running; captures do not nest")
         try:
             self._strings = torch_bridge.interned_strings()
-            with torch_bridge.capture_settings(inductor_options), torch_bridge.listening(self._sink):
+            with (
+                torch_bridge.capture_settings(inductor_options),
+                torch_bridge.listening(self._sink),
+            ):
                 try:
                     yield self
                 finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import serialize
 from .compile import Compile, GraphBreak
@@ -79,7 +79,9 @@ class Capture:
         except json.JSONDecodeError as error:
             raise serialize.FormatError(f"not JSON: {error}") from None
         if not isinstance(data, dict) or data.get("format") != serialize.FORMAT:
-            raise serialize.FormatError(f"not a compilescope capture (no 'format': {serialize.FORMAT!r})")
+            raise serialize.FormatError(
+                f"not a compilescope capture (no 'format': {serialize.FORMAT!r})"
+            )
         version = data.get("version")
         if not isinstance(version, int) or version > serialize.VERSION:
             raise serialize.FormatError(

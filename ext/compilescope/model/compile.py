@@ -137,8 +137,8 @@ class Compile:
         """ok, failed, restarted (Dynamo restarted analysis), or empty (nothing compiled)."""
         if self.failure:
             return "failed"
-        if self.restart_reasons and not self.graphs:
-            return "restarted"
+        if (self.restart_reasons or self.graph_breaks) and not self.graphs:
+            return "restarted"  # Dynamo hit a break, and compiles again as attempt _1
         if not self.graphs and not self.output_code:
             return "empty"
         return "ok"

@@ -75,8 +75,12 @@ def decode(cls: type, data: object, where: str = "$") -> object:
         return metas[0]
     if cls is Graph:
         _expect(data, dict, where)
-        nodes = [decode(Node, n, f"{where}.nodes[{i}]") for i, n in enumerate(data.get("nodes", []))]
-        return Graph(data.get("kind", ""), data.get("text", ""), nodes, metadata=data.get("metadata"))
+        nodes = [
+            decode(Node, n, f"{where}.nodes[{i}]") for i, n in enumerate(data.get("nodes", []))
+        ]
+        return Graph(
+            data.get("kind", ""), data.get("text", ""), nodes, metadata=data.get("metadata")
+        )
     if dataclasses.is_dataclass(cls):
         _expect(data, dict, where)
         hints = _hints(cls)
@@ -119,3 +123,11 @@ _NO_DEFAULT = object()
 
 def _default(cls: type, name: str) -> object:
     return _defaults(cls).get(name, _NO_DEFAULT)
+
+
+def json_schema() -> dict:
+    """The JSON Schema of the capture format (capture.schema.json in this package)."""
+    import json
+    from importlib.resources import files
+
+    return json.loads(files(__package__).joinpath("capture.schema.json").read_text("utf-8"))

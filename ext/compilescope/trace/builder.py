@@ -146,8 +146,17 @@ class CaptureBuilder:
     # --- handlers ------------------------------------------------------------------------------
     def _loc(self, frame: dict) -> SourceLoc:
         filename = frame.get("filename")
-        file = self.strings.get(filename, f"<file {filename}>") if isinstance(filename, int) else str(filename)
-        return SourceLoc(file, int(frame.get("line") or 0), str(frame.get("name", "")), str(frame.get("loc") or ""))
+        file = (
+            self.strings.get(filename, f"<file {filename}>")
+            if isinstance(filename, int)
+            else str(filename)
+        )
+        return SourceLoc(
+            file,
+            int(frame.get("line") or 0),
+            str(frame.get("name", "")),
+            str(frame.get("loc") or ""),
+        )
 
     def _dynamo_start(self, draft: _Draft, event: Event) -> None:
         stack = tuple(self._loc(f) for f in event.body.get("stack", []) if isinstance(f, dict))
@@ -156,7 +165,9 @@ class CaptureBuilder:
         top = stack[-1]
         cell = self.cell_resolver(top.file)
         # The compiled frame's line is its first line; a cell's lines count from 1.
-        draft.frame = Frame(top.function, top.file, top.line, cell, top.line if cell else None, stack)
+        draft.frame = Frame(
+            top.function, top.file, top.line, cell, top.line if cell else None, stack
+        )
 
     def _graph(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
@@ -192,7 +203,9 @@ class CaptureBuilder:
             tail = text.split("User code traceback:", 1)[1].split("Traceback (most recent", 1)[0]
             user_stack = tuple(
                 SourceLoc(f, int(n), fn.strip(), code.strip())
-                for f, n, fn, code in re.findall(r'File "([^"]*)", line (\d+), in (.*)\n\s*(.*)', tail)
+                for f, n, fn, code in re.findall(
+                    r'File "([^"]*)", line (\d+), in (.*)\n\s*(.*)', tail
+                )
             )
         draft.graph_breaks.append(GraphBreak(reason, location, user_stack, text))
 
@@ -201,7 +214,9 @@ class CaptureBuilder:
         if isinstance(payload, list):
             draft.recompile_reasons.extend(str(p) for p in payload)
         elif event.payload:
-            draft.recompile_reasons.extend(line for line in event.payload.splitlines() if line.strip())
+            draft.recompile_reasons.extend(
+                line for line in event.payload.splitlines() if line.strip()
+            )
 
     def _guards(self, draft: _Draft, event: Event) -> None:
         draft.guards = event.payload or ""
@@ -224,8 +239,13 @@ class CaptureBuilder:
         stack = body.get("user_stack") or []
         loc = self._loc(stack[0]) if stack and isinstance(stack[0], dict) else None
         draft.symbols.append(
-            Symbol(str(body.get("symbol", "")), str(body.get("source", "")),
-                   str(body.get("val", "")), str(body.get("vr", "")), loc)  # fmt: skip
+            Symbol(
+                str(body.get("symbol", "")),
+                str(body.get("source", "")),
+                str(body.get("val", "")),
+                str(body.get("vr", "")),
+                loc,
+            )  # fmt: skip
         )
 
     def _shape_guard(self, draft: _Draft, event: Event) -> None:
@@ -279,6 +299,12 @@ class CaptureBuilder:
 
     # --- result --------------------------------------------------------------------------------
     def build(self, source: str = "", extra_skips: Iterable[Skipped] = ()) -> Capture:
+        for cid, draft in self.drafts.items():
+            if cid.attempt and not draft.frame.function:
+                # dynamo_start is logged once, under attempt 0; a restart compiles the same frame.
+                first = self.drafts.get(CompileId(*_head_fields(cid), attempt=0))
+                if first is not None:
+                    draft.frame = first.frame
         compiles = tuple(d.freeze() for d in self.drafts.values() if d.artifacts or d.stage_times)
         skipped = tuple(extra_skips) + tuple(
             Skipped(reason, count, self.skips.first_line.get(reason))
@@ -292,6 +318,10 @@ class CaptureBuilder:
             skipped=skipped,
             global_artifacts=tuple(self.global_artifacts),
         )
+
+
+def _head_fields(cid: CompileId) -> tuple:
+    return (cid.rank, cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id)
 
 
 def _id_fields(cid: CompileId) -> tuple:

@@ -14,7 +14,9 @@ _LANGUAGES = {"cpp_pybinding": "cpp", "cpp": "cpp", "triton": "triton", "cuda": 
               "halide": "halide", "rocm": "rocm", "mps": "metal"}  # fmt: skip
 _AOT_ID = re.compile(r"^# AOT ID: \['([^']*)'\]", re.MULTILINE)
 _ORIGINS = re.compile(r"# Topologically Sorted Source Nodes: \[(.*?)\], Original ATen: \[(.*?)\]")
-_EXTERN_CALL = re.compile(r"\b(extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?|aten\.\w+(?:\.\w+)?)\(")
+_EXTERN_CALL = re.compile(
+    r"\b(extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?|aten\.\w+(?:\.\w+)?)\("
+)
 _STACK_FRAME = re.compile(r'File "([^"]*)", line (\d+), in ([^\n]*)\n([^\n]*)')
 
 
@@ -36,7 +38,7 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
         stripped = line.strip()
         if stripped.startswith("#"):
             continue
-        head = stripped.split("(", 1)[0]
+        head = stripped.split("(", 1)[0].removesuffix(".run")  # Triton launches: `k.run(...)`
         name = None
         if head in kernels:
             name = head
@@ -48,8 +50,9 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
         if name is None:
             continue
         calls[name] += 1
-        previous = lines[index - 1].strip() if index else ""
-        _add_origins(kernels[name], previous)
+        # The origins comment sits just above the launch (a `stream0 = ...` line may intervene).
+        above = [line.strip() for line in lines[max(0, index - 3) : index]]
+        _add_origins(kernels[name], next((a for a in reversed(above) if a.startswith("#")), ""))
     built = tuple(
         Kernel(
             name=name,
@@ -85,8 +88,13 @@ def with_provenance(code: OutputCode, node_mappings: object, stack_traces: objec
         nodes = tuple(dict.fromkeys(sorted(fused.get(kernel.name, ()))))
         locs = tuple(dict.fromkeys(lines.get(kernel.name, ())))
         kernels.append(
-            Kernel(**{**kernel.__dict__, "fused_nodes": nodes or kernel.fused_nodes,
-                      "source_lines": locs or kernel.source_lines})  # fmt: skip
+            Kernel(
+                **{
+                    **kernel.__dict__,
+                    "fused_nodes": nodes or kernel.fused_nodes,
+                    "source_lines": locs or kernel.source_lines,
+                }
+            )  # fmt: skip
         )
     return OutputCode(code.text, code.path, code.aot_id, code.role, tuple(kernels))
 

@@ -1,0 +1,48 @@
+"""Shared test setup: the recorded fixtures and helpers to open them."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+FIXTURES = TESTS / "fixtures"
+sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference
+
+WORKLOAD_FIXTURES = (
+    "plain_function",
+    "module_backward",
+    "graph_break",
+    "recompile",
+    "dynamic_shapes",
+    "inference",
+    "compiled_autograd",
+    "gpt2",
+)
+
+
+def unpacked(name: str, directory: Path) -> Path:
+    """Fixture NAME.log.gz decompressed into `directory` (tlparse reads plain files)."""
+    target = directory / f"{name}.log"
+    with gzip.open(FIXTURES / f"{name}.log.gz", "rb") as src, open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return target
+
+
+@pytest.fixture(scope="session")
+def loaded():
+    """Fixture name -> Capture read from its recorded log (each read once per session)."""
+    from compilescope import load_trace
+
+    cache: dict = {}
+
+    def load(name: str):
+        if name not in cache:
+            cache[name] = load_trace(FIXTURES / f"{name}.log.gz")
+        return cache[name]
+
+    return load
