@@ -23,6 +23,8 @@ WORKLOAD_FIXTURES = (
     "compiled_autograd",
     "gpt2",
 )
+# Recorded on the GPU machine (H100, torch 2.11, Triton 3.6) by benchmarks/gpu_check.py.
+PARSER_FIXTURES = (*WORKLOAD_FIXTURES, "gpu_module_backward")
 
 
 def unpacked(name: str, directory: Path) -> Path:

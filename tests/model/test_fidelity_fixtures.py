@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from compilescope import load_trace
-from conftest import WORKLOAD_FIXTURES, unpacked
+from conftest import PARSER_FIXTURES, unpacked
 from fidelity import differences
 
 
-@pytest.mark.parametrize("name", WORKLOAD_FIXTURES)
+@pytest.mark.parametrize("name", PARSER_FIXTURES)
 def test_matches_tlparse(name, tmp_path):
     log = unpacked(name, tmp_path)
     assert differences(load_trace(log), log, tmp_path / "tlparse") == []

@@ -123,3 +123,21 @@ def test_ranks_are_part_of_the_key():
     assert cap.compile_ids == ("rank0:0/0", "rank1:0/0", "rank1:0/1")
     assert cap.rank(1)["rank1:0/1"].recompile_reasons
     assert len(cap.rank(0)) == 1
+
+
+def test_triton_kernels_from_the_gpu_run(loaded):
+    """Recorded on an H100 with torch 2.11 and Triton 3.6 (benchmarks/gpu_check.py)."""
+    c = loaded("gpu_module_backward")["0/0"]
+    triton = [k for k in c.kernels if k.language == "triton"]
+    assert len(triton) == 3
+    for kernel in triton:
+        assert "@triton.jit" in kernel.source and f"def {kernel.name}(" in kernel.source
+        assert kernel.calls == 1
+    fused = next(k for k in triton if k.name == "triton_poi_fused_addmm_relu_0")
+    assert fused.fused_nodes == ("add_tensor", "relu")
+    assert fused.origin_nodes == ("relu",) and fused.aten_ops == ("aten.addmm", "aten.relu")
+    assert {loc.line for loc in fused.source_lines} == {line_of(workloads.TinyMLP.forward, "fc2")}
+    assert {k.name for k in c.kernels if k.language == "extern"} == {
+        "extern_kernels.mm",
+        "extern_kernels.addmm",
+    }

@@ -8,10 +8,10 @@ import jsonschema
 import pytest
 from compilescope import Capture, CompileId, FormatError
 from compilescope.model.serialize import json_schema
-from conftest import WORKLOAD_FIXTURES
+from conftest import PARSER_FIXTURES
 
 
-@pytest.mark.parametrize("name", WORKLOAD_FIXTURES)
+@pytest.mark.parametrize("name", PARSER_FIXTURES)
 def test_round_trip_is_lossless_and_valid(loaded, name):
     cap = loaded(name)
     text = cap.to_json()

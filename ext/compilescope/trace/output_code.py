@@ -123,9 +123,9 @@ def _names(text: str) -> list[str]:
 
 
 def _comment_block_before(text: str, position: int) -> str:
-    """The run of `#` comment lines right above a definition."""
+    """The run of `#` comment lines right above a definition (Triton's can be long)."""
     block = []
-    for line in reversed(text[:position].splitlines()[-8:]):
+    for line in reversed(text[max(0, position - 20000) : position].splitlines()):
         if not line.startswith("#"):
             if block or line.strip():
                 break

@@ -1,0 +1,134 @@
+"""Live capture on CPU with real torch.compile: the API, completeness, and restored state."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+import compilescope
+import pytest
+import torch
+import torch._inductor.config as inductor_config
+from workloads import TinyMLP
+
+pytestmark = pytest.mark.torch
+
+
+def stages(compile_) -> Counter:
+    return Counter({kind: len(graphs) for kind, graphs in compile_.graphs.items()})
+
+
+def trace_logger_state():
+    logger = logging.getLogger("torch.__trace")
+    return list(logger.handlers), logger.level
+
+
+def settings_state():
+    return inductor_config.force_disable_caches, inductor_config.trace.provenance_tracking_level
+
+
+@pytest.fixture(scope="module")
+def mlp_capture():
+    torch.manual_seed(0)
+    model = TinyMLP()
+    hook_calls = []
+    model.register_forward_hook(lambda *_: hook_calls.append(1))
+    cap = compilescope.capture(model, torch.randn(4, 16))
+    return cap, model, hook_calls
+
+
+def test_capture_holds_every_training_stage(mlp_capture):
+    cap, _, _ = mlp_capture
+    (c,) = cap
+    for kind in (
+        "dynamo_output_graph",
+        "aot_joint_graph",
+        "aot_forward_graph",
+        "aot_backward_graph",
+        "inductor_post_grad_graph",
+    ):
+        assert c.graph(kind) is not None, kind
+    assert [o.role for o in c.output_code] == ["forward", "backward"]
+    assert c.partition.saved_bytes > 0
+    assert c.frame.function == "forward"
+    assert any(k.fused_nodes for k in c.kernels)
+
+
+def test_module_hooks_still_run_and_module_is_restored(mlp_capture):
+    _, model, hook_calls = mlp_capture
+    assert hook_calls == [1]
+    assert "forward" not in vars(model)
+
+
+def test_live_objects_add_module_paths(mlp_capture):
+    cap, _, _ = mlp_capture
+    dynamo = cap[0].graph("dynamo_output_graph")
+    by_name = {n.name: n.module_path for n in dynamo.nodes}
+    assert by_name["linear"] == "fc1" and by_name["linear_1"] == "fc2"
+
+
+def test_same_code_twice_gives_same_stages_twice():
+    def f(x):
+        return torch.relu(x @ x).sum()
+
+    x = torch.randn(8, 8, requires_grad=True)
+    first = compilescope.capture(f, x, backend="aot_eager")
+    second = compilescope.capture(f, x, backend="aot_eager")
+    assert len(first) == len(second) == 1
+    assert stages(first[0]) == stages(second[0])
+    assert first[0].id != second[0].id  # a fresh compile, not a cache hit
+    assert "aot_backward_graph" in first[0].graphs
+
+
+def test_capturing_sees_the_users_own_compile_and_restores_state():
+    before = trace_logger_state(), settings_state()
+    with compilescope.capturing() as cap:
+        torch.compile(lambda a: a.cos() + 1, backend="aot_eager")(torch.randn(4))
+        assert settings_state() == (True, 1)
+    assert (trace_logger_state(), settings_state()) == before
+    (c,) = cap
+    assert c.graph("aot_inference_graph").op_count == 2
+
+
+def test_state_is_restored_when_the_code_raises():
+    before = trace_logger_state(), settings_state()
+    with pytest.raises(ZeroDivisionError):
+        with compilescope.capturing() as cap:
+            torch.compile(lambda a: a.sin(), backend="aot_eager")(torch.randn(4))
+            raise ZeroDivisionError
+    assert (trace_logger_state(), settings_state()) == before
+    assert len(cap) == 1  # what compiled before the error is kept
+
+
+def test_repeated_captures_leave_nothing_behind():
+    before = trace_logger_state()
+    for _ in range(5):
+        with compilescope.capturing():
+            torch.compile(lambda a: a.tan(), backend="eager")(torch.randn(2))
+    assert trace_logger_state() == before
+
+
+def test_captures_do_not_nest():
+    with compilescope.capturing():
+        with pytest.raises(RuntimeError, match="already running"):
+            with compilescope.capturing():
+                pass
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(TypeError, match="got int"):
+        compilescope.capture(3)
+    with pytest.raises(ValueError, match="only to backend='inductor'"):
+        compilescope.capture(lambda x: x, torch.randn(2), backend="eager", mode="max-autotune")
+    with pytest.raises(KeyError, match="no_such_option"):
+        with compilescope.capturing(no_such_option=1):
+            pass
+    assert settings_state() == (False, 0)
+
+
+def test_no_backward_when_asked_not_to():
+    cap = compilescope.capture(
+        lambda x: x.exp(), torch.randn(3, requires_grad=True), backward=False, backend="aot_eager"
+    )
+    # The forward is compiled for training (it could be differentiated), but backward never ran.
+    assert cap[0].graph("aot_forward_graph") is not None
