@@ -6,11 +6,11 @@ import contextlib
 import threading
 import types
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
-from ..trace.events import event_from_record
+from ..trace.events import event_from_record, event_name
 from . import torch_bridge
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
@@ -19,34 +19,53 @@ _lock = threading.Lock()  # one capture at a time: torch's trace logger is proce
 class CaptureSession:
     """Collects trace records while active; `result` is the Capture once it has ended."""
 
-    def __init__(self, cell_resolver: Callable[[str], int | None] | None = None) -> None:
+    def __init__(
+        self,
+        cell_resolver: Callable[[str], int | None] | None = None,
+        on_event: Callable[[str, dict], None] | None = None,
+    ) -> None:
         self._records: list[tuple[dict, str | None]] = []
         self._strings: dict[int, str] = {}
         self._cell_resolver = cell_resolver or _notebook_cell
+        self._on_event = on_event
         self.module_paths: dict[str, dict[str, str]] = {}  # compile id -> node -> module
         self.result: Capture | None = None
 
     def _sink(self, metadata: dict, payload: str | None) -> None:
         self._records.append((metadata, payload))
+        if self._on_event is not None:
+            try:
+                self._on_event(event_name(metadata) or "", metadata)
+            except Exception:  # progress display must never break torch's compile
+                self._on_event = None
 
     @contextlib.contextmanager
-    def active(self, inductor_options: dict | None = None) -> Iterator[CaptureSession]:
+    def active(self, extra_settings: dict | None = None) -> Iterator[CaptureSession]:
+        """Listen and hold capture settings inside; the Capture is built on the way out.
+
+        If the code inside raises (KeyboardInterrupt too), the capture holds what compiled
+        before, with `partial` naming the exception, and the exception propagates.
+        """
         if not _lock.acquire(blocking=False):
             raise RuntimeError("a compilescope capture is already running; captures do not nest")
+        partial = ""
         try:
             self._strings = torch_bridge.interned_strings()
             with (
-                torch_bridge.capture_settings(inductor_options),
+                torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
             ):
                 try:
                     yield self
+                except BaseException as error:
+                    partial = f"{type(error).__name__} raised before the code finished"
+                    raise
                 finally:
-                    self.result = self._build()
+                    self.result = self._build(partial)
         finally:
             _lock.release()
 
-    def _build(self) -> Capture:
+    def _build(self, partial: str) -> Capture:
         builder = CaptureBuilder(strings=self._strings, cell_resolver=self._cell_resolver)
         builder.torch_version = torch_bridge.torch_version()
         for metadata, payload in self._records:
@@ -54,8 +73,57 @@ class CaptureSession:
             if event is not None:
                 builder.add(event)
         self._records = []  # the capture holds what matters; drop the raw records
-        capture = builder.build(source="live")
+        capture = replace(builder.build(source="live"), partial=partial)
         return _with_module_paths(capture, self.module_paths)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How to compile: torch.compile's arguments plus the partitioner and compiled autograd."""
+
+    backend: str | Callable = "inductor"
+    mode: str | None = None
+    options: dict | None = None  # Inductor config, as torch.compile(options=...)
+    dynamic: bool | None = None
+    fullgraph: bool = False
+    partitioner: str | None = None  # "min_cut" or "default"; None keeps the backend's own
+    compiled_autograd: bool = False
+
+    def backend_fn(self) -> Callable:
+        if self.partitioner not in (None, "min_cut", "default"):
+            raise ValueError(
+                f"partitioner must be 'min_cut' or 'default', not {self.partitioner!r}"
+            )
+        if self.backend == "inductor":
+            return torch_bridge.inductor_backend(self.mode, self.options, self.dynamic)
+        if self.mode is not None or self.options:
+            raise ValueError("mode= and options= apply only to backend='inductor'")
+        if self.backend == "aot_eager" and self.partitioner:
+            return torch_bridge.lookup_backend(
+                torch_bridge.AOT_EAGER_BY_PARTITIONER[self.partitioner]
+            )
+        if self.partitioner and self.backend != "inductor":
+            raise ValueError(
+                f"partitioner= applies to 'inductor' and 'aot_eager', not {self.backend!r}"
+            )
+        return torch_bridge.lookup_backend(self.backend)
+
+    def settings(self) -> dict:
+        """Inductor settings to hold while compiling (the partitioner's, for inductor)."""
+        if self.backend == "inductor" and self.partitioner == "default":
+            return {"custom_partitioner_fn": torch_bridge.default_partitioner()}
+        return {}
+
+    def compile(self, fn: Callable, session: CaptureSession) -> Callable:
+        backend = _RecordingBackend(self.backend_fn(), session)
+        return torch_bridge.compile_fn(fn, backend, dynamic=self.dynamic, fullgraph=self.fullgraph)
+
+    def running(self) -> contextlib.AbstractContextManager:
+        """Around running the compiled code: compiled autograd, when asked for."""
+        if self.compiled_autograd:
+            backend = "inductor" if self.backend == "inductor" else self.backend
+            return torch_bridge.compiled_autograd(backend)
+        return contextlib.nullcontext()
 
 
 class _RecordingBackend:
@@ -126,6 +194,8 @@ def capture(
     options: dict | None = None,
     dynamic: bool | None = None,
     fullgraph: bool = False,
+    partitioner: str | None = None,
+    compiled_autograd: bool = False,
     **kwargs: object,
 ) -> Capture:
     """Compile `fn`, run it on `args`, and (if `backward`) run backward of its summed output.
@@ -135,28 +205,17 @@ def capture(
     """
     if not callable(fn):
         raise TypeError(f"capture() needs a function or module to compile, got {type(fn).__name__}")
+    how = CompileOptions(backend, mode, options, dynamic, fullgraph, partitioner, compiled_autograd)
+    how.backend_fn()  # bad option combinations fail here, before anything runs
     session = CaptureSession()
-    if backend == "inductor":
-        inner = torch_bridge.inductor_backend(mode, options, dynamic)
-    else:
-        if mode is not None or options:
-            raise ValueError("mode= and options= apply only to backend='inductor'")
-        inner = torch_bridge.lookup_backend(backend)
     entry, restore = _fresh_entry(fn)
-    recording = _RecordingBackend(inner, session)
     try:
-        with session.active():
+        with session.active(how.settings()), how.running():
             if entry is fn and not isinstance(fn, types.FunctionType):
-                forward = _copy_function(type(fn).forward).__get__(fn)
-                fn.forward = torch_bridge.compile_fn(
-                    forward, recording, dynamic=dynamic, fullgraph=fullgraph
-                )
+                fn.forward = how.compile(_copy_function(type(fn).forward).__get__(fn), session)
                 output = fn(*args, **kwargs)
             else:
-                compiled = torch_bridge.compile_fn(
-                    entry, recording, dynamic=dynamic, fullgraph=fullgraph
-                )
-                output = compiled(*args, **kwargs)
+                output = how.compile(entry, session)(*args, **kwargs)
             if backward:
                 loss = torch_bridge.sum_for_backward(output)
                 if loss is not None:

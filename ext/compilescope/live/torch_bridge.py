@@ -180,3 +180,45 @@ def sum_for_backward(value: object) -> object:
     for t in leaves[1:]:
         total = total + t.sum()
     return total
+
+
+# torch/_dynamo/backends/debugging.py: aot_eager uses the min-cut partitioner (torch >= 2.6);
+# aot_eager_default_partitioner keeps AOTAutograd's default one.
+AOT_EAGER_BY_PARTITIONER = {"min_cut": "aot_eager", "default": "aot_eager_default_partitioner"}
+
+
+def default_partitioner() -> object:
+    """Inductor's `custom_partitioner_fn` set to AOTAutograd's default (non-remat) partition."""
+    try:
+        from torch._functorch.partitioners import default_partition
+        from torch._inductor.custom_graph_pass import CustomPartitionerFn
+    except ImportError as error:  # torch < 2.8 has no custom partitioner hook
+        raise ValueError(
+            f"this torch ({torch.__version__}) cannot change Inductor's partitioner"
+        ) from error
+
+    class DefaultPartition(CustomPartitionerFn):
+        def __call__(self, gm, joint_inputs, **kwargs):
+            return default_partition(gm, joint_inputs, **kwargs)
+
+        def uuid(self) -> str:
+            return "compilescope.default_partition"
+
+    return DefaultPartition()
+
+
+@contextlib.contextmanager
+def compiled_autograd(backend: object) -> Iterator[None]:
+    """Compiled autograd on for the block (torch._dynamo.compiled_autograd._enable)."""
+    from torch._dynamo import compiled_autograd as ca
+
+    with ca._enable(torch.compile(backend=backend)):
+        yield
+
+
+def reset_dynamo() -> None:
+    torch._dynamo.reset()
+
+
+def is_tensor(value: object) -> bool:
+    return isinstance(value, torch.Tensor)

@@ -30,6 +30,7 @@ class Capture:
     ranks: tuple[int, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     global_artifacts: tuple[str, ...] = ()  # events logged outside any compile id (`-/-`)
+    partial: str = ""  # why the capture stops early (the code raised), "" when complete
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:

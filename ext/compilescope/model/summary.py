@@ -67,6 +67,8 @@ def summarize(capture: Capture) -> str:
     if capture.source and capture.source != "live":
         head += f", from {capture.source}"
     lines = [head]
+    if capture.partial:
+        lines.append(f"PARTIAL: {capture.partial}; what compiled before is shown")
     for c in capture.compiles:
         lines.append(_compile_line(c))
         for brk in c.graph_breaks:

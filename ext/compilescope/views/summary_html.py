@@ -1,0 +1,137 @@
+"""A script-free HTML summary of a capture (the view until the explorer widget lands)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..model.capture import Capture
+from ..model.compile import Compile
+from ..model.summary import human_bytes
+
+_STAGES = (
+    ("dynamo_output_graph", "Dynamo"),
+    ("aot_joint_graph", "joint"),
+    ("aot_forward_graph", "forward"),
+    ("aot_backward_graph", "backward"),
+    ("aot_inference_graph", "inference"),
+    ("inductor_post_grad_graph", "post-grad"),
+    ("compiled_autograd_graph", "compiled autograd"),
+)
+_STYLE = (
+    "<style>.cs-sum{font-family:system-ui,sans-serif;font-size:13px}"
+    ".cs-sum table{border-collapse:collapse}.cs-sum td,.cs-sum th{padding:2px 8px;"
+    "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+    ".cs-sum pre{max-height:24em;overflow:auto;background:#f6f6f6;padding:6px;font-size:12px}"
+    ".cs-warn{color:#a00;font-weight:600}</style>"
+)
+
+
+def devices(capture: Capture) -> str:
+    """Where the compiled code ran, as the graphs and kernels say: 'cpu (C++ kernels)'."""
+    found: dict[str, None] = {}
+    for c in capture:
+        graph = c.graph("dynamo_output_graph")
+        for node in graph.placeholders if graph else ():
+            for t in node.tensors:
+                found[t.device.split(":")[0]] = None
+    languages = sorted({k.language for c in capture for k in c.kernels if k.language != "extern"})
+    names = {"cpp": "C++", "triton": "Triton"}
+    where = ", ".join(found) or "unknown device"
+    return where + (
+        f" ({', '.join(names.get(x, x) for x in languages)} kernels)" if languages else ""
+    )
+
+
+def _cell(c: Compile) -> str:
+    f = c.frame
+    if f.cell is not None:
+        return f"cell [{f.cell}]"
+    if f.function:
+        return f"{f.function} ({f.file.rsplit('/', 1)[-1]}:{f.line})"
+    return ""
+
+
+def _row(c: Compile) -> str:
+    stages = ", ".join(
+        f"{label} {sum(g.op_count for g in c.graphs[kind])}"
+        for kind, label in _STAGES
+        if c.graphs.get(kind)
+    )
+    partition = c.partition
+    saved = human_bytes(partition.saved_bytes) if partition and partition.saved else ""
+    time = f"{c.compile_time_s:.2f} s" if c.compile_time_s is not None else ""
+    cells = [str(c.id), _cell(c), stages, str(len(c.kernels) or ""), saved, time, c.status]
+    return "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>"
+
+
+def _details(c: Compile) -> str:
+    parts = []
+    for brk in c.graph_breaks:
+        at = f" at line {brk.location.line} of {brk.location.file}" if brk.location else ""
+        parts.append(
+            f"<p class='cs-warn'>graph break{escape(at)}</p><pre>{escape(brk.reason)}</pre>"
+        )
+    for reason in c.recompile_reasons:
+        parts.append(f"<p>recompiled: <code>{escape(reason)}</code></p>")
+    if c.failure:
+        parts.append(f"<p class='cs-warn'>failed</p><pre>{escape(c.failure)}</pre>")
+    for kind, label in _STAGES:
+        for graph in c.graphs.get(kind, ()):
+            parts.append(
+                f"<details><summary>{escape(label)} graph ({len(graph.nodes)} nodes)</summary><pre>{escape(graph.text)}</pre></details>"
+            )
+    for code in c.output_code:
+        for k in code.kernels:
+            if k.source:
+                lines = ", ".join(str(loc.line) for loc in k.source_lines[:5])
+                head = f"{k.language} kernel {k.name}" + (f" (lines {lines})" if lines else "")
+                parts.append(
+                    f"<details><summary>{escape(head)}</summary><pre>{escape(k.source)}</pre></details>"
+                )
+    if c.guards:
+        parts.append(f"<details><summary>guards</summary><pre>{escape(c.guards)}</pre></details>")
+    if not parts:
+        return ""
+    return f"<details><summary>{escape(str(c.id))} details</summary>{''.join(parts)}</details>"
+
+
+def capture_html(capture: Capture) -> str:
+    """The capture as one HTML fragment; every string from the capture is escaped."""
+    head = f"{len(capture.compiles)} compile ids on {devices(capture)}"
+    if capture.torch_version:
+        head += f", torch {capture.torch_version}"
+    rows = "".join(_row(c) for c in capture)
+    partial = (
+        f"<p class='cs-warn'>PARTIAL: {escape(capture.partial)}; what compiled before is shown</p>"
+        if capture.partial
+        else ""
+    )
+    header = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "compile id",
+            "frame",
+            "ops per stage",
+            "kernels",
+            "saved for bwd",
+            "compile time",
+            "status",
+        )
+    )
+    return (
+        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}"
+        f"<table><tr>{header}</tr>{rows}</table>{''.join(_details(c) for c in capture)}</div>"
+    )
+
+
+class CaptureView:
+    """What the magic displays: HTML where a front end renders it, the text summary elsewhere."""
+
+    def __init__(self, capture: Capture) -> None:
+        self.capture = capture
+
+    def _repr_html_(self) -> str:
+        return capture_html(self.capture)
+
+    def __repr__(self) -> str:
+        return self.capture.summary() + f"\nran on {devices(self.capture)}"
