@@ -11,7 +11,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
-sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference
+sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.conftest
 
 WORKLOAD_FIXTURES = (
     "plain_function",

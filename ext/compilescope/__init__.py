@@ -34,3 +34,17 @@ __all__ = [
     "capturing",
     "load_trace",
 ]
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext compilescope`: registers the %%compile_fx magic."""
+    from .magic import load_ipython_extension as load
+
+    load(ipython)
+
+
+def last():
+    """The capture of the most recent %%compile_fx cell (None before the first)."""
+    from .magic import last as _last
+
+    return _last()

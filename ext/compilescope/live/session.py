@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
@@ -127,16 +128,21 @@ class CompileOptions:
 
 
 class _RecordingBackend:
-    """Wraps the real backend to keep what only live objects know (module paths of nodes)."""
+    """Wraps the real backend to keep what only live objects know (module paths of nodes).
+
+    torch keeps every backend it has seen (torch._dynamo.eval_frame.cached_backends), so this
+    holds its session weakly: a finished capture must not live as long as the process.
+    """
 
     def __init__(self, inner: Callable, session: CaptureSession) -> None:
         self.inner = inner
-        self.session = session
+        self._session = weakref.ref(session)
 
     def __call__(self, graph_module, example_inputs):
         compile_id = torch_bridge.current_compile_id()
-        if compile_id is not None:
-            self.session.module_paths[compile_id] = torch_bridge.module_paths(graph_module)
+        session = self._session()
+        if compile_id is not None and session is not None:
+            session.module_paths[compile_id] = torch_bridge.module_paths(graph_module)
         return self.inner(graph_module, example_inputs)
 
 

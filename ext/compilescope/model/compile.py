@@ -46,6 +46,7 @@ class GraphBreak:
     location: SourceLoc | None = None
     user_stack: tuple[SourceLoc, ...] = ()
     text: str = ""  # torch's full message
+    cell: int | None = None  # the notebook cell of `location`, when it is one
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,8 @@ def summarize(capture: Capture) -> str:
         for brk in c.graph_breaks:
             loc = brk.location
             at = f" at {_short(loc.file)}:{loc.line}" if loc else ""
+            if loc and brk.cell is not None:
+                at = f" at cell [{brk.cell}] line {loc.line}"
             lines.append(f"{'':10}graph break{at}: {brk.reason.splitlines()[0][:100]}")
         for reason in c.recompile_reasons:
             lines.append(f"{'':10}recompiled: {reason.splitlines()[0][:100]}")

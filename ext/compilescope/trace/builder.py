@@ -207,7 +207,8 @@ class CaptureBuilder:
                     r'File "([^"]*)", line (\d+), in (.*)\n\s*(.*)', tail
                 )
             )
-        draft.graph_breaks.append(GraphBreak(reason, location, user_stack, text))
+        cell = self.cell_resolver(location.file) if location else None
+        draft.graph_breaks.append(GraphBreak(reason, location, user_stack, text, cell))
 
     def _recompile(self, draft: _Draft, event: Event) -> None:
         payload = event.json_payload()

@@ -68,6 +68,8 @@ def _details(c: Compile) -> str:
     parts = []
     for brk in c.graph_breaks:
         at = f" at line {brk.location.line} of {brk.location.file}" if brk.location else ""
+        if brk.location and brk.cell is not None:
+            at = f" at cell [{brk.cell}] line {brk.location.line}"
         parts.append(
             f"<p class='cs-warn'>graph break{escape(at)}</p><pre>{escape(brk.reason)}</pre>"
         )

@@ -1,0 +1,256 @@
+"""The `%%compile_fx` cell magic: compile the cell with torch.compile and show what happened."""
+
+from __future__ import annotations
+
+import ast
+import time
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from .cell import FUNCTION_NAME, UNSET_NAME, CellError, build_cell_function
+from .model.capture import Capture
+
+_last: Capture | None = None
+
+
+def last() -> Capture | None:
+    """The capture of the most recent `%%compile_fx` cell (None before the first)."""
+    return _last
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"--options takes KEY=VALUE, got {text!r}")
+    try:
+        parsed = ast.literal_eval(value.strip())  # a literal, never code
+    except (ValueError, SyntaxError):
+        parsed = value.strip()
+    return key.strip(), parsed
+
+
+class _Progress:
+    """One line under the cell that says which stage is compiling and for how long."""
+
+    def __init__(self, quiet: bool, live_front_end: bool) -> None:
+        self.start = time.perf_counter()
+        # Only a front end that redraws outputs (a kernel's) gets the running line.
+        self.handle = _display_handle() if live_front_end and not quiet else None
+        self.shown = 0.0
+
+    def on_event(self, name: str, metadata: dict) -> None:
+        if self.handle is None or name in ("str", "chromium_event") or name.startswith("describe_"):
+            return
+        now = time.perf_counter()
+        if now - self.shown < 0.25:  # a few updates a second is enough for a person
+            return
+        self.shown = now
+        cid = metadata.get("frame_id"), metadata.get("frame_compile_id")
+        where = f"{cid[0]}/{cid[1]}" if cid[0] is not None else ""
+        self.handle.update(_Text(f"compile_fx: {where} {name} ... {now - self.start:.1f} s"))
+
+    def finish(self, view: object | None) -> None:
+        if self.handle is not None:
+            self.handle.update(view if view is not None else _Text(""))
+        elif view is not None:
+            from IPython.display import display
+
+            display(view)
+
+
+class _Text:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _display_handle():
+    from IPython.display import display
+
+    return display(_Text("compile_fx: starting ..."), display_id=True)
+
+
+@magics_class
+class CompileFxMagics(Magics):
+    @magic_arguments()
+    @argument("--backend", choices=["inductor", "aot_eager", "eager"], default="inductor",
+              help="how far down the pipeline: inductor (kernels), aot_eager (graphs, no codegen), eager (Dynamo only)")  # fmt: skip
+    @argument("--mode", choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"],
+              help="torch.compile's mode (inductor only)")  # fmt: skip
+    @argument(
+        "--dynamic", dest="dynamic", action="store_true", default=None, help="dynamic shapes on"
+    )
+    @argument("--no-dynamic", dest="dynamic", action="store_false", help="dynamic shapes off")
+    @argument("--fullgraph", action="store_true", help="fail on a graph break instead of splitting")
+    @argument("--backward", action="store_true",
+              help="run backward of the last expression's sum when it requires grad")  # fmt: skip
+    @argument(
+        "--compiled-autograd",
+        action="store_true",
+        help="capture the backward with compiled autograd",
+    )
+    @argument("--options", action="append", default=[], metavar="KEY=VALUE",
+              help="an Inductor config value (repeatable), e.g. --options max_autotune=True")  # fmt: skip
+    @argument("--partitioner", choices=["min_cut", "default"],
+              help="AOTAutograd's partitioner: min_cut (rematerializing) or default")  # fmt: skip
+    @argument("--fresh", action="store_true",
+              help="reset Dynamo first (drops every compiled function of this session)")  # fmt: skip
+    @argument("--out", metavar="NAME", help="store the capture in this variable")
+    @argument("--diff", metavar="NAME", help="compare with the capture stored in this variable")
+    @argument("--quiet", action="store_true", help="show nothing; keep the capture")
+    @argument("target", nargs="*", help="line form: a function or module, then its arguments")
+    @line_cell_magic
+    def compile_fx(self, line: str, cell: str | None = None):
+        """Compile the cell with torch.compile and show Dynamo, AOTAutograd and Inductor's work.
+
+        The cell runs once, as one function; the names it assigns are written back as if it ran
+        normally, and its last expression is its result. `compilescope.last()` gives the capture.
+        Line form: `%compile_fx [options] fn arg ...` captures `fn(arg, ...)`.
+        """
+        __tracebackhide__ = True  # noqa: F841  (IPython hides this frame in tracebacks)
+        args = parse_argstring(self.compile_fx, line)
+        options = dict(_option(o) for o in args.options)
+        if args.backend != "inductor" and (args.mode or options):
+            raise UsageError("--mode and --options apply only to --backend inductor")
+        if args.partitioner and args.backend == "eager":
+            raise UsageError("--partitioner needs --backend inductor or aot_eager")
+        before = None
+        if args.diff:
+            before = self.shell.user_ns.get(args.diff)
+            if not isinstance(before, Capture):
+                raise UsageError(
+                    f"--diff {args.diff}: no capture is stored under that name (use --out)"
+                )
+        if cell is None:
+            if not args.target:
+                raise UsageError("%compile_fx needs a function to call: %compile_fx fn arg ...")
+            return self._run_line(args, options, before)
+        if args.target:
+            raise UsageError(f"unexpected arguments for %%compile_fx: {' '.join(args.target)}")
+        return self._run_cell(args, options, before, cell)
+
+    # --- the two forms -----------------------------------------------------------------------
+    def _run_cell(self, args, options, before, cell: str):
+        __tracebackhide__ = True  # noqa: F841
+        shell = self.shell
+        try:
+            built = build_cell_function(cell, set(shell.user_ns))
+        except CellError as error:
+            raise UsageError(str(error)) from None
+        # Registered with IPython under this execution's number, so tracebacks and Dynamo's
+        # frames name the cell and its own line numbers.
+        filename = shell.compile.cache(cell, shell.execution_count)
+        code = compile(built.module, filename, "exec")
+        namespace = shell.user_ns
+        namespace[UNSET_NAME] = _UNSET
+        scratch: dict = {}
+        exec(code, namespace, scratch)  # defines the function; runs none of the cell yet
+        function = scratch[FUNCTION_NAME]
+        params = [namespace[n] for n in built.parameters]
+        bound, result = self._capture(args, options, function, params, before)
+        namespace.update({k: v for k, v in bound.items() if v is not _UNSET})
+        return result if built.has_result else None
+
+    def _run_line(self, args, options, before):
+        __tracebackhide__ = True  # noqa: F841
+        fn, *call_args = (self.shell.ev(expr) for expr in args.target)
+        if not callable(fn):
+            raise UsageError(f"{args.target[0]} is not callable")
+        from .live.session import _fresh_entry
+
+        entry, restore = _fresh_entry(fn)
+        try:
+            return self._capture(
+                args, options, entry, call_args, before, module=fn if entry is fn else None
+            )
+        finally:
+            restore()
+
+    # --- capture, write back, show -----------------------------------------------------------
+    def _capture(self, args, options, fn, call_args, before, module=None):
+        __tracebackhide__ = True  # noqa: F841
+        global _last
+        from .live import torch_bridge
+        from .live.session import CaptureSession, CompileOptions, _copy_function
+
+        how = CompileOptions(
+            backend=args.backend,
+            mode=None if args.mode in (None, "default") else args.mode,
+            options=options or None,
+            dynamic=args.dynamic,
+            fullgraph=args.fullgraph,
+            partitioner=args.partitioner,
+            compiled_autograd=args.compiled_autograd,
+        )
+        try:
+            how.backend_fn()
+            settings = how.settings()
+        except (ValueError, KeyError) as error:
+            raise UsageError(str(error)) from None
+        if args.fresh:
+            torch_bridge.reset_dynamo()
+        progress = _Progress(args.quiet, live_front_end=hasattr(self.shell, "kernel"))
+        session = CaptureSession(on_event=progress.on_event)
+        output = None
+        try:
+            with session.active(settings), how.running():
+                if module is not None:
+                    module.forward = how.compile(
+                        _copy_function(type(module).forward).__get__(module), session
+                    )
+                    output = module(*call_args)
+                    result = output
+                else:
+                    output = how.compile(fn, session)(*call_args)
+                    result = output[1] if fn.__name__ == FUNCTION_NAME else output
+                if args.backward:
+                    loss = torch_bridge.sum_for_backward(result)
+                    if loss is None:
+                        raise UsageError(
+                            "--backward: the cell's last expression is not a tensor that requires grad"
+                        )
+                    loss.backward()
+        finally:
+            _last = session.result
+            if args.out and session.result is not None:
+                self.shell.user_ns[args.out] = session.result
+            self._show(session.result, progress, before, args.quiet)
+        return output
+
+    def _show(self, capture: Capture | None, progress: _Progress, before, quiet: bool) -> None:
+        view = None
+        if capture is not None and not quiet:
+            try:
+                from .views.summary_html import CaptureView
+
+                view = CaptureView(capture)
+                view._repr_html_()  # render now, so a rendering bug falls back here, not later
+            except Exception as error:  # our bug must not hide the user's result
+                print(
+                    f"compilescope: could not render the view ({type(error).__name__}: {error}); text summary:"
+                )
+                view = _Text(capture.summary())
+        progress.finish(view)
+        if before is not None and capture is not None:
+            from IPython.display import display
+
+            from .model.diff import diff
+
+            display(_Text(diff(before, capture).summary()))
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET = _Unset()
+
+
+def load_ipython_extension(ipython) -> None:
+    ipython.register_magics(CompileFxMagics)

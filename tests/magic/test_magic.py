@@ -1,0 +1,217 @@
+"""%%compile_fx through a real IPython shell: options, semantics, errors and restored state."""
+
+from __future__ import annotations
+
+import gc
+import linecache
+import tracemalloc
+
+import compilescope
+import pytest
+
+from magic.conftest import torch_state
+
+pytestmark = pytest.mark.torch
+
+
+def test_names_are_written_back_and_result_returned(ip, run):
+    ip.user_ns["x"] = __import__("torch").randn(4, 4)
+    result = run("y = x.sin() * 2\nz = y.cos()\nz.sum()", "--backend aot_eager --out cap1")
+    assert result.success
+    torch = ip.user_ns["torch"]
+    assert torch.allclose(ip.user_ns["z"], (ip.user_ns["x"].sin() * 2).cos())
+    assert torch.allclose(result.result, ip.user_ns["z"].sum())
+    cap = ip.user_ns["cap1"]
+    assert cap is compilescope.last()
+    (c,) = cap
+    assert c.frame.function == "__compile_fx_cell__"
+    # The frame is the cell itself: its file is the one IPython registered for this cell.
+    assert linecache.getline(c.frame.file, 1).startswith("y = x.sin() * 2")
+    assert c.frame.cell == ip.execution_count
+    assert c.graph("aot_inference_graph").op_count >= 3
+
+
+def test_a_name_the_cell_rebinds_keeps_its_old_value_inside(ip, run):
+    ip.user_ns["n"] = 3
+    run("n = n + 1\nm = n * 2")
+    assert ip.user_ns["n"] == 4 and ip.user_ns["m"] == 8
+
+
+def test_graph_break_is_shown_with_its_cell_line(ip, run):
+    result = run(
+        "a = x.relu()\nprint('breaks the graph')\nb = a + 1", "--backend aot_eager --out cap_gb"
+    )
+    assert result.success
+    cap = ip.user_ns["cap_gb"]
+    ((_, brk),) = cap.graph_breaks
+    assert brk.location.line == 2
+    assert linecache.getline(brk.location.file, 2).startswith("print('breaks the graph')")
+    assert brk.cell == ip.execution_count
+    assert "print" in brk.reason
+    assert f"cell [{brk.cell}] line 2" in cap.summary()
+
+
+def test_backward_in_the_cell_is_captured(ip, run):
+    ip.user_ns["w"] = __import__("torch").randn(4, 4, requires_grad=True)
+    run("loss = (w.tanh() * 3).sum()\nloss.backward()", "--backend aot_eager --out cap_bw")
+    cap = ip.user_ns["cap_bw"]
+    assert any(c.graph("aot_backward_graph") for c in cap)
+    assert ip.user_ns["w"].grad is not None
+
+
+def test_backward_option_runs_backward_of_the_last_expression(ip, run):
+    ip.user_ns["v"] = __import__("torch").randn(3, requires_grad=True)
+    run("v.exp() * 2", "--backend aot_eager --backward --out cap_b2")
+    (c,) = ip.user_ns["cap_b2"]
+    assert c.graph("aot_backward_graph") is not None and c.partition.saved
+
+
+def test_inductor_generates_cpp_kernels(ip, run):
+    run("k = (x.sin() + 1).sum()", "--out cap_ind")
+    (c,) = ip.user_ns["cap_ind"]
+    assert c.kernels and {k.language for k in c.kernels} == {"cpp"}
+    assert "C++ kernels" in repr(compilescope.views.summary_html.CaptureView(ip.user_ns["cap_ind"]))
+
+
+def test_syntax_error_is_ipythons_own(ip, run):
+    before = compilescope.last()
+    result = run("y = = 1")
+    assert isinstance(result.error_in_exec, SyntaxError)
+    assert compilescope.last() is before
+
+
+def test_user_exception_shows_partial_capture_and_cell_lines(ip, run, capsys):
+    state = torch_state()
+    result = run("p = x.cos()\nprint('break')\nq = p.sum()\nraise ValueError('boom in the cell')")
+    assert isinstance(result.error_in_exec, ValueError)
+    assert torch_state() == state
+    cap = compilescope.last()
+    assert cap.partial.startswith("ValueError")
+    assert any(c.graph("dynamo_output_graph") for c in cap), (
+        "what compiled before the error is kept"
+    )
+    text = capsys.readouterr()
+    assert "PARTIAL" in text.out
+    assert "line 4" in text.out + text.err and "boom in the cell" in text.out + text.err
+    assert "p" not in ip.user_ns or ip.user_ns.get("p") is not None
+
+
+def test_interrupt_restores_state(ip, run):
+    state = torch_state()
+    result = run("r = x.sin()\nprint('break')\nraise KeyboardInterrupt")
+    assert isinstance(result.error_in_exec, KeyboardInterrupt)
+    assert torch_state() == state
+    assert compilescope.last().partial.startswith("KeyboardInterrupt")
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("--backend nope", "invalid choice"),
+        ("--options max_autotune", "KEY=VALUE"),
+        ("--backend aot_eager --mode max-autotune", "only to --backend inductor"),
+        ("--diff missing_name", "no capture is stored"),
+        ("--backend eager --partitioner default", "--partitioner needs"),
+        ("--options no_such_option=1", "no_such_option"),
+    ],
+)
+def test_bad_options_say_what_and_run_nothing(ip, run, capsys, line, message):
+    ip.user_ns["side_effects"] = []
+    result = run("side_effects.append(1)", line)
+    assert not result.success
+    assert ip.user_ns["side_effects"] == []
+    captured = capsys.readouterr()
+    assert message in captured.out + captured.err
+    assert torch_state()[2:] == (False, 0, None)
+
+
+def test_options_are_literals_never_code(ip, run):
+    ip.user_ns["side_effects"] = []
+    result = run(
+        "ok = x + 1", "--options max_autotune=__import__('os').system('false') --out cap_opt"
+    )
+    # The value is not a Python literal, so it stays a string (and Inductor rejects or ignores it).
+    assert ip.user_ns["side_effects"] == []
+    assert result.success or result.error_in_exec is not None
+
+
+def test_partitioners_both_run(ip, run):
+    ip.user_ns["u"] = __import__("torch").randn(64, 64, requires_grad=True)
+    cell = "h = (u.sin().cos().tanh() * 2).sum()\nh.backward()"
+    run(cell, "--backend aot_eager --partitioner default --out cap_default")
+    run(cell, "--backend aot_eager --partitioner min_cut --out cap_mincut")
+    default = next(c for c in ip.user_ns["cap_default"] if c.partition)
+    mincut = next(c for c in ip.user_ns["cap_mincut"] if c.partition)
+    # The default partitioner saves intermediates; min-cut recomputes cheap ops instead.
+    assert default.partition.saved_bytes > mincut.partition.saved_bytes
+    assert torch_state()[4] is None
+
+
+def test_compiled_autograd_graph(ip, run):
+    ip.user_ns["t"] = __import__("torch").randn(8, requires_grad=True)
+    run("s = (t * t).sum()\ns.backward()", "--backend aot_eager --compiled-autograd --out cap_ca")
+    assert any(c.graph("compiled_autograd_graph") for c in ip.user_ns["cap_ca"])
+
+
+def test_diff_with_a_stored_capture(ip, run, capsys):
+    run("d1 = x.sin()", "--backend aot_eager --out cap_d1")
+    capsys.readouterr()
+    run("d1 = x.sin()", "--backend aot_eager --diff cap_d1")
+    assert "no differences" in capsys.readouterr().out
+    run("d1 = x.sin().cos()", "--backend aot_eager --diff cap_d1")
+    assert "aot_inference_graph" in capsys.readouterr().out
+
+
+def test_line_form(ip):
+    ip.run_cell("def f(a):\n    return a.exp() + 1")
+    result = ip.run_cell("%compile_fx --backend aot_eager --quiet f x")
+    assert result.success
+    assert compilescope.last()[0].frame.function == "f"
+
+
+def test_a_rendering_bug_never_hides_the_result(ip, run, capsys, monkeypatch):
+    from compilescope.views import summary_html
+
+    def broken(capture):
+        raise RuntimeError("renderer exploded")
+
+    monkeypatch.setattr(summary_html, "capture_html", broken)
+    result = run("e = x * 3\ne.sum()")
+    assert result.success and ip.user_ns["e"] is not None
+    out = capsys.readouterr().out
+    assert out.count("renderer exploded") == 1 and "compile ids" in out
+
+
+def test_fifty_runs_leave_no_handlers_and_bounded_memory(ip, run):
+    torch = __import__("torch")
+    ip.user_ns["x"] = x = torch.randn(4, 4)
+    state = torch_state()
+
+    def magic_runs(n):
+        for i in range(n):
+            assert run(f"g = x + {i}", "--backend eager --quiet").success
+
+    def plain_torch_runs(n):  # the same work without compilescope: a fresh function each time
+        for i in range(n):
+            scope: dict = {}
+            exec(compile(f"def f(x):\n    return x + {i}\n", f"<plain {i}>", "exec"), scope)
+            torch.compile(scope["f"], backend="eager")(x)
+
+    def growth(runs) -> int:
+        # torch keeps its last 64 compiles' metrics: fill that first. Trace from the start, so
+        # memory freed later was traced when it was allocated.
+        tracemalloc.start()
+        runs(70)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        runs(50)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        return grown
+
+    ours, torch_own = growth(magic_runs), growth(plain_torch_runs)
+    assert torch_state() == state
+    # Dynamo keeps some state of every function it compiled (about 60 KB each here); the
+    # magic may keep no more than that, plus a little (IPython's history of 50 cells).
+    assert ours < torch_own + 500_000, (ours, torch_own)
