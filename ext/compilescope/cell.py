@@ -27,9 +27,15 @@ class CellError(ValueError):
     """A cell that cannot be compiled as one function (the message says what to change)."""
 
 
-def build_cell_function(source: str, existing: set[str]) -> CellFunction:
-    """Parse `source` (SyntaxError propagates unchanged) and wrap it into a function."""
-    tree = ast.parse(source)
+def build_cell_function(
+    source: str, existing: set[str], filename: str = "<cell>", first_line: int = 1
+) -> CellFunction:
+    """Parse `source` and wrap it into a function; a SyntaxError names `filename` and its line.
+
+    `first_line` is the line of the cell where `source` starts (2 under a `%%magic` line), so
+    line numbers in tracebacks and in the capture are the ones the user sees.
+    """
+    tree = ast.parse("\n" * (first_line - 1) + source, filename)
     body = tree.body or [ast.Pass()]
     _reject_unsupported(tree)
     bound = _bound_names(body)
@@ -77,6 +83,7 @@ def build_cell_function(source: str, existing: set[str]) -> CellFunction:
         type_params=[],
     )
     ast.copy_location(function, first)
+    function.lineno = max(first_line - 1, 1)  # the `def` sits on the line above the cell's code
     module = ast.Module([function], type_ignores=[])
     ast.fix_missing_locations(module)
     return CellFunction(module, parameters, tuple(bound), has_result)

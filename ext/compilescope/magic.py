@@ -132,19 +132,29 @@ class CompileFxMagics(Magics):
             return self._run_line(args, options, before)
         if args.target:
             raise UsageError(f"unexpected arguments for %%compile_fx: {' '.join(args.target)}")
-        return self._run_cell(args, options, before, cell)
+        return self._run_cell(args, options, before, line, cell)
 
     # --- the two forms -----------------------------------------------------------------------
-    def _run_cell(self, args, options, before, cell: str):
+    def _run_cell(self, args, options, before, line: str, cell: str):
         __tracebackhide__ = True  # noqa: F841
         shell = self.shell
+        # Register the whole cell, magic line included, under this cell's number, so that
+        # tracebacks, graph breaks and kernels name the cell and the lines the user sees.
+        # IPython has already counted this cell (interactiveshell.run_cell_async increments
+        # before running), so its number is one less, as IPython's displaypub.py assumes too.
+        # What tracebacks show for this file: the cell as the function it runs as (the magic line
+        # becomes the `def` line), so IPython's renderer (stack_data), which looks the running
+        # function up in the source, finds it and shows the right lines.
+        body = "".join(f"    {text}" if text.strip() else text for text in cell.splitlines(True))
+        whole = f"def {FUNCTION_NAME}():  # %%compile_fx {line}\n{body or '    pass'}"
+        # ipykernel names the file by a hash of `raw_code`: give ours its own name, so IPython's
+        # entry for the raw cell (its transformed one-liner) and ours do not overwrite each other.
+        number = max(shell.execution_count - 1, 0)
+        filename = shell.compile.cache(whole, number, raw_code=f"{whole}\n# compile_fx body")
         try:
-            built = build_cell_function(cell, set(shell.user_ns))
+            built = build_cell_function(cell, set(shell.user_ns), filename, first_line=2)
         except CellError as error:
             raise UsageError(str(error)) from None
-        # Registered with IPython under this execution's number, so tracebacks and Dynamo's
-        # frames name the cell and its own line numbers.
-        filename = shell.compile.cache(cell, shell.execution_count)
         code = compile(built.module, filename, "exec")
         namespace = shell.user_ns
         namespace[UNSET_NAME] = _UNSET

@@ -26,8 +26,8 @@ def test_names_are_written_back_and_result_returned(ip, run):
     (c,) = cap
     assert c.frame.function == "__compile_fx_cell__"
     # The frame is the cell itself: its file is the one IPython registered for this cell.
-    assert linecache.getline(c.frame.file, 1).startswith("y = x.sin() * 2")
-    assert c.frame.cell == ip.execution_count
+    assert linecache.getline(c.frame.file, 2).strip() == "y = x.sin() * 2"
+    assert c.frame.cell == ip.execution_count - 1  # IPython counts on after each cell
     assert c.graph("aot_inference_graph").op_count >= 3
 
 
@@ -44,11 +44,11 @@ def test_graph_break_is_shown_with_its_cell_line(ip, run):
     assert result.success
     cap = ip.user_ns["cap_gb"]
     ((_, brk),) = cap.graph_breaks
-    assert brk.location.line == 2
-    assert linecache.getline(brk.location.file, 2).startswith("print('breaks the graph')")
-    assert brk.cell == ip.execution_count
+    assert brk.location.line == 3  # the cell's own numbering: line 1 is the %%compile_fx line
+    assert linecache.getline(brk.location.file, 3).strip() == "print('breaks the graph')"
+    assert brk.cell == ip.execution_count - 1
     assert "print" in brk.reason
-    assert f"cell [{brk.cell}] line 2" in cap.summary()
+    assert f"cell [{brk.cell}] line 3" in cap.summary()
 
 
 def test_backward_in_the_cell_is_captured(ip, run):
@@ -92,7 +92,7 @@ def test_user_exception_shows_partial_capture_and_cell_lines(ip, run, capsys):
     )
     text = capsys.readouterr()
     assert "PARTIAL" in text.out
-    assert "line 4" in text.out + text.err and "boom in the cell" in text.out + text.err
+    assert "line 5" in text.out + text.err and "boom in the cell" in text.out + text.err
     assert "p" not in ip.user_ns or ip.user_ns.get("p") is not None
 
 
