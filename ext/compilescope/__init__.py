@@ -32,7 +32,10 @@ __all__ = [
     "TraceError",
     "capture",
     "capturing",
+    "diff",
+    "last",
     "load_trace",
+    "show",
 ]
 
 
@@ -48,3 +51,19 @@ def last():
     from .magic import last as _last
 
     return _last()
+
+
+def show(capture: Capture) -> None:
+    """Display a capture in the notebook (the same view %%compile_fx shows)."""
+    from IPython.display import display
+
+    from .views.summary_html import CaptureView
+
+    display(CaptureView(capture))
+
+
+def diff(before: Capture, after: Capture):
+    """What changed between two captures (or two ranks: diff(cap.rank(0), cap.rank(1)))."""
+    from .model.diff import diff as _diff
+
+    return _diff(before, after)

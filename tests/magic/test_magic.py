@@ -183,19 +183,12 @@ def test_a_rendering_bug_never_hides_the_result(ip, run, capsys, monkeypatch):
 
 
 def test_fifty_runs_leave_no_handlers_and_bounded_memory(ip, run):
-    torch = __import__("torch")
-    ip.user_ns["x"] = x = torch.randn(4, 4)
+    ip.user_ns["x"] = __import__("torch").randn(4, 4)
     state = torch_state()
 
     def magic_runs(n):
         for i in range(n):
             assert run(f"g = x + {i}", "--backend eager --quiet").success
-
-    def plain_torch_runs(n):  # the same work without compilescope: a fresh function each time
-        for i in range(n):
-            scope: dict = {}
-            exec(compile(f"def f(x):\n    return x + {i}\n", f"<plain {i}>", "exec"), scope)
-            torch.compile(scope["f"], backend="eager")(x)
 
     def growth(runs) -> int:
         # torch keeps its last 64 compiles' metrics: fill that first. Trace from the start, so
@@ -210,8 +203,9 @@ def test_fifty_runs_leave_no_handlers_and_bounded_memory(ip, run):
         tracemalloc.stop()
         return grown
 
-    ours, torch_own = growth(magic_runs), growth(plain_torch_runs)
+    grown = growth(magic_runs)
     assert torch_state() == state
-    # Dynamo keeps some state of every function it compiled (about 60 KB each here); the
-    # magic may keep no more than that, plus a little (IPython's history of 50 cells).
-    assert ours < torch_own + 500_000, (ours, torch_own)
+    # Dynamo itself keeps some state of every function it compiled: about 3.0 MB for 50 fresh
+    # functions like these, measured without compilescope on torch 2.11 and 2.13. A capture
+    # that outlived its cell (torch keeps every backend it saw) took this test to 6.9 MB.
+    assert grown < 4_500_000, f"50 cells kept {grown} bytes"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+import compilescope
 import workloads
 from compilescope import CompileId, load_trace
 from conftest import FIXTURES
@@ -141,3 +142,15 @@ def test_triton_kernels_from_the_gpu_run(loaded):
         "extern_kernels.mm",
         "extern_kernels.addmm",
     }
+
+
+def test_diff_of_two_ranks_and_of_a_capture_with_itself(loaded):
+    cap = load_trace(FIXTURES / "ranks")
+    between = compilescope.diff(cap.rank(0), cap.rank(1))
+    assert between.compiles_added == ("0/1",) and not between.compiles_removed
+    assert not between.same
+    same = compilescope.diff(loaded("module_backward"), loaded("module_backward"))
+    assert same.same and "no differences" in same.summary()
+    other = compilescope.diff(loaded("recompile"), loaded("graph_break"))
+    assert "0/0_1" in other.compiles_added and other.breaks_added
+    assert any(k.change == "removed" for k in other.kernels)

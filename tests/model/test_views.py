@@ -1,0 +1,33 @@
+"""The HTML summary: every string from a capture is escaped; nothing runs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from compilescope.model.compile import GraphBreak
+from compilescope.model.graph import SourceLoc
+from compilescope.views.summary_html import CaptureView, capture_html
+
+HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(2)>', "javascript:alert(3)"]
+
+
+def test_hostile_strings_are_escaped(loaded):
+    cap = loaded("graph_break")
+    first = cap.compiles[0]
+    evil = GraphBreak(
+        " ".join(HOSTILE), SourceLoc(HOSTILE[1], 3, HOSTILE[0], HOSTILE[2]), text=HOSTILE[0]
+    )
+    frame = replace(first.frame, function=HOSTILE[0], file=HOSTILE[1])
+    cap = replace(
+        cap, compiles=(replace(first, graph_breaks=(evil,), frame=frame), *cap.compiles[1:])
+    )
+    html = capture_html(cap)
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;" in html
+
+
+def test_view_has_html_and_text(loaded):
+    view = CaptureView(loaded("module_backward"))
+    assert "<table>" in view._repr_html_() and "cpu (C++ kernels)" in view._repr_html_()
+    assert "compile ids" in repr(view) and "ran on cpu" in repr(view)
