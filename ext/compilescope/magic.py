@@ -102,6 +102,8 @@ class CompileFxMagics(Magics):
               help="reset Dynamo first (drops every compiled function of this session)")  # fmt: skip
     @argument("--out", metavar="NAME", help="store the capture in this variable")
     @argument("--diff", metavar="NAME", help="compare with the capture stored in this variable")
+    @argument("--time", action="store_true",
+              help="after the run, time each compiled graph alone (eager vs compiled) and its kernels")  # fmt: skip
     @argument("--quiet", action="store_true", help="show nothing; keep the capture")
     @argument("target", nargs="*", help="line form: a function or module, then its arguments")
     @line_cell_magic
@@ -196,6 +198,7 @@ class CompileFxMagics(Magics):
             fullgraph=args.fullgraph,
             partitioner=args.partitioner,
             compiled_autograd=args.compiled_autograd,
+            timings=args.time,
         )
         try:
             how.backend_fn()
@@ -206,6 +209,7 @@ class CompileFxMagics(Magics):
             torch_bridge.reset_dynamo()
         progress = _Progress(args.quiet, live_front_end=hasattr(self.shell, "kernel"))
         session = CaptureSession(on_event=progress.on_event)
+        session.timings = args.time
         output = None
         try:
             with session.active(settings), how.running():

@@ -13,6 +13,7 @@ from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge
+from .measure import KERNEL_PROFILE_SETTING, RecordedGraph, input_layout, measure
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
 
@@ -30,6 +31,8 @@ class CaptureSession:
         self._cell_resolver = cell_resolver or _notebook_cell
         self._on_event = on_event
         self.module_paths: dict[str, dict[str, str]] = {}  # compile id -> node -> module
+        self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
+        self.timings = False
         self.result: Capture | None = None
 
     def _sink(self, metadata: dict, payload: str | None) -> None:
@@ -63,6 +66,11 @@ class CaptureSession:
                     raise
                 finally:
                     self.result = self._build(partial)
+                    if self.timings and not partial:
+                        # Timed after the user's code finished, on the graphs alone.
+                        timings = measure(self.recorded, self.result)
+                        self.result = replace(self.result, timings=timings)
+                    self.recorded = {}
         finally:
             _lock.release()
 
@@ -89,6 +97,7 @@ class CompileOptions:
     fullgraph: bool = False
     partitioner: str | None = None  # "min_cut" or "default"; None keeps the backend's own
     compiled_autograd: bool = False
+    timings: bool = False  # time each graph (eager vs compiled) and its kernels after the run
 
     def backend_fn(self) -> Callable:
         if self.partitioner not in (None, "min_cut", "default"):
@@ -111,9 +120,12 @@ class CompileOptions:
 
     def settings(self) -> dict:
         """Inductor settings to hold while compiling (the partitioner's, for inductor)."""
+        settings = {}
         if self.backend == "inductor" and self.partitioner == "default":
-            return {"custom_partitioner_fn": torch_bridge.default_partitioner()}
-        return {}
+            settings["custom_partitioner_fn"] = torch_bridge.default_partitioner()
+        if self.timings and self.backend == "inductor":
+            settings.update(KERNEL_PROFILE_SETTING)  # kernels show up by name in the profiler
+        return settings
 
     def compile(self, fn: Callable, session: CaptureSession) -> Callable:
         backend = _RecordingBackend(self.backend_fn(), session)
@@ -143,7 +155,12 @@ class _RecordingBackend:
         session = self._session()
         if compile_id is not None and session is not None:
             session.module_paths[compile_id] = torch_bridge.module_paths(graph_module)
-        return self.inner(graph_module, example_inputs)
+        compiled = self.inner(graph_module, example_inputs)
+        if compile_id is not None and session is not None and session.timings:
+            session.recorded[compile_id] = RecordedGraph(
+                graph_module, compiled, input_layout(example_inputs)
+            )
+        return compiled
 
 
 @contextlib.contextmanager
@@ -202,18 +219,24 @@ def capture(
     fullgraph: bool = False,
     partitioner: str | None = None,
     compiled_autograd: bool = False,
+    timings: bool = False,
     **kwargs: object,
 ) -> Capture:
     """Compile `fn`, run it on `args`, and (if `backward`) run backward of its summed output.
 
     Extra keyword arguments go to `fn`. Each call compiles afresh (Dynamo sees a new code object),
-    so calling `capture` twice gives the same stages twice.
+    so calling `capture` twice gives the same stages twice. With `timings=True`, each compiled
+    graph is then timed alone (eager vs compiled, and its kernels) on fresh inputs of the same
+    shapes; the user's code itself runs once.
     """
     if not callable(fn):
         raise TypeError(f"capture() needs a function or module to compile, got {type(fn).__name__}")
-    how = CompileOptions(backend, mode, options, dynamic, fullgraph, partitioner, compiled_autograd)
+    how = CompileOptions(
+        backend, mode, options, dynamic, fullgraph, partitioner, compiled_autograd, timings
+    )
     how.backend_fn()  # bad option combinations fail here, before anything runs
     session = CaptureSession()
+    session.timings = timings
     entry, restore = _fresh_entry(fn)
     try:
         with session.active(how.settings()), how.running():

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import serialize
 from .compile import Compile, GraphBreak
 from .compile_id import CompileId
+from .timing import Timings
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Capture:
     skipped: tuple[Skipped, ...] = ()
     global_artifacts: tuple[str, ...] = ()  # events logged outside any compile id (`-/-`)
     partial: str = ""  # why the capture stops early (the code raised), "" when complete
+    timings: Timings | None = None  # measured after the run, when asked for
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:

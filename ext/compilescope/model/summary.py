@@ -81,6 +81,16 @@ def summarize(capture: Capture) -> str:
             lines.append(f"{'':10}recompiled: {reason.splitlines()[0][:100]}")
         if c.failure:
             lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
+    if capture.timings is not None:
+        for g in capture.timings.graphs:
+            if g.compiled is None:
+                lines.append(f"{str(g.compile_id):>8}  time: not measured ({g.note})")
+                continue
+            speed = f", {g.speedup:.2f}x" if g.speedup else ""
+            lines.append(
+                f"{str(g.compile_id):>8}  time: eager {g.eager.median_s * 1e3:.3f} ms, compiled "
+                f"{g.compiled.median_s * 1e3:.3f} ms{speed} (median of {g.compiled.repeats})"
+            )
     if capture.skipped:
         total = sum(s.count for s in capture.skipped)
         reasons = "; ".join(f"{s.count} {s.reason}" for s in capture.skipped)

@@ -97,6 +97,63 @@ def _details(c: Compile) -> str:
     return f"<details><summary>{escape(str(c.id))} details</summary>{''.join(parts)}</details>"
 
 
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f} ms"
+
+
+def _spread(sample) -> str:
+    return f"{_ms(sample.median_s)} (min {_ms(sample.min_s)}, max {_ms(sample.max_s)}, n={sample.repeats})"
+
+
+def timings_html(capture: Capture) -> str:
+    """Eager vs compiled per graph, kernel sums against the graph, the slowest kernels."""
+    t = capture.timings
+    if t is None:
+        return "<p>Times: not measured (use --time, or capture(..., timings=True)).</p>"
+    rows = []
+    for g in t.graphs:
+        if g.compiled is None:
+            rows.append(
+                f"<tr><td>{escape(g.compile_id)}</td><td colspan='4'>not measured: {escape(g.note)}</td></tr>"
+            )
+            continue
+        kernel_sum = t.kernel_sum_s(g.compile_id)
+        gap = (
+            f"{_ms(kernel_sum)} in kernels, {_ms(g.compiled.median_s - kernel_sum)} outside"
+            if t.kernels_of(g.compile_id)
+            else "no kernel times"
+        )
+        speed = f"{g.speedup:.2f}x" if g.speedup else ""
+        rows.append(
+            f"<tr><td>{escape(g.compile_id)}</td><td>{escape(_spread(g.eager))}</td>"
+            f"<td>{escape(_spread(g.compiled))}</td><td>{escape(speed)}</td><td>{escape(gap)}</td></tr>"
+        )
+    kernels = sorted(t.kernels, key=lambda k: k.time.median_s * k.calls_per_run, reverse=True)[:10]
+    by_name = {(str(c.id), k.name): k for c in capture for k in c.kernels}
+    krows = []
+    for k in kernels:
+        info = by_name.get((k.compile_id, k.kernel))
+        nodes = ", ".join(info.fused_nodes) if info else ""
+        lines = ", ".join(str(loc.line) for loc in info.source_lines[:4]) if info else ""
+        krows.append(
+            f"<tr><td>{escape(k.compile_id)}</td><td>{escape(k.kernel)}</td><td>{escape(_spread(k.time))}</td>"
+            f"<td>{k.calls_per_run:g}</td><td>{escape(nodes)}</td><td>{escape(lines)}</td></tr>"
+        )
+    what = "".join(f"<li>{escape(g.what)}</li>" for g in t.graphs)
+    return (
+        f"<p><b>Times on {escape(t.device)}</b> (median, spread, repeats)</p><table><tr><th>compile id</th>"
+        "<th>eager</th><th>compiled</th><th>speedup</th><th>kernels vs the rest</th></tr>"
+        f"{''.join(rows)}</table>"
+        + (
+            "<table><tr><th>compile id</th><th>kernel</th><th>per call</th><th>calls/run</th>"
+            f"<th>post-grad nodes</th><th>lines</th></tr>{''.join(krows)}</table>"
+            if krows
+            else ""
+        )
+        + f"<details><summary>what was timed</summary><ul>{what}</ul></details>"
+    )
+
+
 def capture_html(capture: Capture) -> str:
     """The capture as one HTML fragment; every string from the capture is escaped."""
     head = f"{len(capture.compiles)} compile ids on {devices(capture)}"
@@ -122,7 +179,8 @@ def capture_html(capture: Capture) -> str:
     )
     return (
         f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}"
-        f"<table><tr>{header}</tr>{rows}</table>{''.join(_details(c) for c in capture)}</div>"
+        f"<table><tr>{header}</tr>{rows}</table>{timings_html(capture) if capture.timings else ''}"
+        f"{''.join(_details(c) for c in capture)}</div>"
     )
 
 

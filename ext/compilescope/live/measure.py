@@ -1,0 +1,168 @@
+"""Time compiled graphs on inputs of their recorded shapes (eager vs compiled) and their kernels."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from ..model.capture import Capture
+from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
+
+# Inductor names a C++ kernel's profiler event `graph_<n>_<kernel>` (config.cpp.enable_kernel_profile).
+_CPP_EVENT = re.compile(r"^graph_\d+_(.+)$")
+KERNEL_PROFILE_SETTING = {"cpp.enable_kernel_profile": True}
+
+
+@dataclass
+class RecordedGraph:
+    """What a backend call gave: the Dynamo graph, the compiled callable, its inputs' layout."""
+
+    graph_module: Callable
+    compiled: Callable
+    inputs: list  # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
+
+
+def input_layout(example_inputs: list) -> list:
+    layout = []
+    for value in example_inputs:
+        if isinstance(value, torch.Tensor):
+            shape = tuple(int(s) for s in value.shape)
+            stride = tuple(int(s) for s in value.stride())
+            layout.append((shape, stride, value.dtype, value.device, value.requires_grad))
+        else:
+            layout.append(value)  # SymInt values and other constants, as the call passed them
+    return layout
+
+
+def _make_inputs(layout: list) -> list:
+    """Fresh tensors of the recorded layout (never the user's own: running must not touch them)."""
+    from torch._dynamo.testing import rand_strided
+
+    inputs = []
+    for spec in layout:
+        if not isinstance(spec, tuple) or len(spec) != 5:
+            inputs.append(spec)
+            continue
+        shape, stride, dtype, device, requires_grad = spec
+        if dtype.is_floating_point or dtype.is_complex:
+            tensor = rand_strided(shape, stride, dtype=dtype, device=device)
+            inputs.append(tensor.requires_grad_(requires_grad))
+        else:  # integer and bool inputs are often indices: zeros are always valid ones
+            inputs.append(rand_strided(shape, stride, dtype=dtype, device=device).zero_())
+    return inputs
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def _sample(fn: Callable, args: list, device: str, warmup: int, repeats: int) -> Sample:
+    for _ in range(warmup):
+        fn(*args)
+    _sync(device)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn(*args)
+        _sync(device)  # on a GPU, the clock is read only after the work is done
+        times.append(time.perf_counter() - start)
+    return Sample(statistics.median(times), min(times), max(times), repeats, warmup)
+
+
+def _device_of(layout: list) -> str:
+    for spec in layout:
+        if isinstance(spec, tuple) and len(spec) == 5:
+            return str(spec[3])
+    return "cpu"
+
+
+def measure(
+    recorded: dict[str, RecordedGraph], capture: Capture, warmup: int = 3, repeats: int = 10
+) -> Timings:
+    """Time every recorded graph, eager and compiled, and the kernels inside the compiled one."""
+    graphs, kernels = [], []
+    devices = set()
+    for compile_id, rec in recorded.items():
+        device = _device_of(rec.inputs)
+        devices.add(device.split(":")[0])
+        grad = any(isinstance(s, tuple) and len(s) == 5 and s[4] for s in rec.inputs)
+        what = (
+            f"Dynamo graph {compile_id}: the eager GraphModule vs the compiled callable, "
+            f"forward only{' (training mode: inputs require grad)' if grad else ''}, on "
+            f"{len(rec.inputs)} fresh inputs of the recorded shapes, dtypes and strides; "
+            f"{warmup} warm-up and {repeats} timed runs"
+        )
+        try:
+            inputs = _make_inputs(rec.inputs)
+            eager = _sample(rec.graph_module, inputs, device, warmup, repeats)
+            compiled = _sample(rec.compiled, inputs, device, warmup, repeats)
+        except Exception as error:  # a graph that cannot run alone: say so, show no number
+            graphs.append(
+                GraphTiming(
+                    compile_id, what, note=f"could not run alone: {type(error).__name__}: {error}"
+                )
+            )
+            continue
+        graphs.append(GraphTiming(compile_id, what, eager, compiled))
+        known = _kernel_names(capture, compile_id)
+        if known:
+            kernels.extend(_kernel_times(compile_id, rec, inputs, known, device, repeats))
+    return Timings(
+        device=",".join(sorted(devices)) or "cpu", graphs=tuple(graphs), kernels=tuple(kernels)
+    )
+
+
+def _kernel_names(capture: Capture, compile_id: str) -> set[str]:
+    for c in capture:
+        if str(c.id) == compile_id:
+            return {
+                k.name
+                for o in c.output_code
+                if o.role in ("forward", "inference")
+                for k in o.kernels
+            }
+    return set()
+
+
+def _kernel_times(compile_id, rec, inputs, known, device, repeats) -> list[KernelTiming]:
+    """Per-call times of each kernel from profiler events of the compiled graph's runs."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.startswith("cuda"):
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as prof:
+        for _ in range(repeats):
+            rec.compiled(*inputs)
+        _sync(device)
+    durations: dict[str, list[float]] = defaultdict(list)
+    for event in prof.events():
+        name = _kernel_of_event(event.name, known)
+        if name is None:
+            continue
+        on_device = getattr(event, "device_type", None) == torch.autograd.DeviceType.CUDA
+        micros = event.device_time_total if on_device else event.cpu_time_total
+        durations[name].append(micros / 1e6)
+    out = []
+    for name, values in sorted(durations.items()):
+        sample = Sample(statistics.median(values), min(values), max(values), len(values))
+        out.append(KernelTiming(compile_id, name, sample, len(values) / repeats))
+    return out
+
+
+def _kernel_of_event(event: str, known: set[str]) -> str | None:
+    if event in known:  # Triton kernels on a GPU carry their own name
+        return event
+    match = _CPP_EVENT.match(event)
+    if match and match.group(1) in known:
+        return match.group(1)
+    if event.startswith("aten::"):  # extern calls: `extern_kernels.mm` runs as `aten::mm`
+        extern = "extern_kernels." + event.removeprefix("aten::")
+        if extern in known:
+            return extern
+    return None

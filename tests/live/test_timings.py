@@ -1,0 +1,67 @@
+"""Timings on CPU: per-graph eager vs compiled, per-kernel times joined to nodes and lines."""
+
+from __future__ import annotations
+
+import compilescope
+import pytest
+import torch
+from compilescope.views.summary_html import capture_html
+from workloads import TinyMLP
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(scope="module")
+def timed():
+    torch.manual_seed(0)
+    return compilescope.capture(TinyMLP(), torch.randn(64, 16), timings=True)
+
+
+def test_every_graph_has_real_eager_and_compiled_times(timed):
+    (c,) = timed
+    (g,) = timed.timings.graphs
+    assert g.compile_id == str(c.id)
+    for sample in (g.eager, g.compiled):
+        assert sample is not None and sample.repeats == 10 and sample.warmup == 3
+        assert 0 < sample.min_s <= sample.median_s <= sample.max_s
+    assert "recorded shapes" in g.what and "forward only" in g.what
+
+
+def test_kernel_times_join_to_kernels_nodes_and_lines(timed):
+    (c,) = timed
+    forward = {k.name: k for k in c.output_code[0].kernels}
+    times = timed.timings.kernels_of(str(c.id))
+    assert {t.kernel for t in times} == set(forward), "every forward kernel gets a time"
+    for t in times:
+        assert t.time.median_s > 0 and t.time.repeats >= 10 and t.calls_per_run >= 1
+    fused = [t for t in times if forward[t.kernel].fused_nodes]
+    assert fused and all(forward[t.kernel].source_lines for t in fused)
+    assert 0 < timed.timings.kernel_sum_s(str(c.id))
+
+
+def test_times_survive_json_and_show_in_the_view(timed):
+    back = compilescope.Capture.from_json(timed.to_json())
+    assert back.timings == timed.timings
+    html = capture_html(timed)
+    assert "Times on cpu" in html and "cpp_fused" in html and "speedup" in html
+    assert "time: eager" in timed.summary()
+
+
+def test_a_graph_that_cannot_run_alone_says_so_without_a_number():
+    from compilescope.live.measure import RecordedGraph, measure
+
+    def broken(*args):
+        raise RuntimeError("needs state it does not have")
+
+    cap = compilescope.capture(lambda a: a + 1, torch.randn(3), backend="eager")
+    layout = [((3,), (1,), torch.float32, torch.device("cpu"), False)]
+    timings = measure({"0/0": RecordedGraph(broken, broken, layout)}, cap)
+    (g,) = timings.graphs
+    assert g.eager is None and g.compiled is None and g.speedup is None
+    assert "could not run alone" in g.note and "needs state" in g.note
+    assert "not measured" in capture_html(__import__("dataclasses").replace(cap, timings=timings))
+
+
+def test_no_timings_unless_asked():
+    cap = compilescope.capture(lambda a: a * 2, torch.randn(3), backend="eager")
+    assert cap.timings is None
