@@ -30,7 +30,17 @@ sys.path.insert(0, {tests!r})
 import torch, compilescope
 from workloads import module_backward
 start = time.perf_counter()
-if {captured}:
+if {captured} == "timed":
+    from workloads import TinyMLP
+    torch.manual_seed(0)
+    cap = compilescope.capture(TinyMLP(), torch.randn(4, 16), timings=True)
+    print(cap.timings.measure_s)
+elif {captured} == "untimed":
+    from workloads import TinyMLP
+    torch.manual_seed(0)
+    cap = compilescope.capture(TinyMLP(), torch.randn(4, 16))
+    print(0.0)
+elif {captured}:
     with compilescope.capturing() as cap:
         module_backward()
     assert len(cap) == 1
@@ -40,13 +50,23 @@ print(time.perf_counter() - start)
 """
 
 
-def timed_child(captured: bool) -> float:
-    code = CHILD.format(tests=str(ROOT / "tests"), captured=captured)
+def timed_child(captured: bool | str) -> float:
+    code = CHILD.format(tests=str(ROOT / "tests"), captured=repr(captured))
     env = {"TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
     return float(out.stdout.strip().splitlines()[-1])
+
+
+def timed_child_with_measure(mode: str) -> tuple[float, float]:
+    code = CHILD.format(tests=str(ROOT / "tests"), captured=repr(mode))
+    env = {"TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    *_, measure_s, total_s = out.stdout.strip().splitlines()
+    return float(total_s), float(measure_s)
 
 
 def spread(values: list[float]) -> str:
@@ -70,6 +90,15 @@ def main() -> None:
         plain.append(result[False])
         captured.append(result[True])
         ratios.append(result[True] / result[False])
+
+    untimed, timed, measuring, timing_ratios = [], [], [], []
+    for i in range(args.pairs):
+        order = ("untimed", "timed") if i % 2 == 0 else ("timed", "untimed")
+        result = {mode: timed_child_with_measure(mode) for mode in order}
+        untimed.append(result["untimed"][0])
+        timed.append(result["timed"][0])
+        measuring.append(result["timed"][1])
+        timing_ratios.append(result["timed"][0] / result["untimed"][0])
 
     tmp = Path(tempfile.mkdtemp())
     log = tmp / "gpt2.log"
@@ -105,6 +134,14 @@ def main() -> None:
     print(
         f"- ratio with/without, per alternating pair: median {statistics.median(ratios):.3f} "
         f"(min {min(ratios):.3f}, max {max(ratios):.3f}); target <= 1.05\n"
+    )
+    print("### Timings on vs off (capture(TinyMLP, x), inductor, fresh process each)\n")
+    print(f"- timings off: {spread(untimed)}")
+    print(f"- timings on:  {spread(timed)}")
+    print(f"- of which measuring (Timings.measure_s): {spread(measuring)}")
+    print(
+        f"- ratio on/off per alternating pair: median {statistics.median(timing_ratios):.3f} "
+        f"(min {min(timing_ratios):.3f}, max {max(timing_ratios):.3f})\n"
     )
     size = log.stat().st_size / 1e6
     print(

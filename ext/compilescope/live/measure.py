@@ -87,6 +87,7 @@ def measure(
     recorded: dict[str, RecordedGraph], capture: Capture, warmup: int = 3, repeats: int = 10
 ) -> Timings:
     """Time every recorded graph, eager and compiled, and the kernels inside the compiled one."""
+    started = time.perf_counter()
     graphs, kernels = [], []
     devices = set()
     for compile_id, rec in recorded.items():
@@ -115,7 +116,10 @@ def measure(
         if known:
             kernels.extend(_kernel_times(compile_id, rec, inputs, known, device, repeats))
     return Timings(
-        device=",".join(sorted(devices)) or "cpu", graphs=tuple(graphs), kernels=tuple(kernels)
+        device=",".join(sorted(devices)) or "cpu",
+        graphs=tuple(graphs),
+        kernels=tuple(kernels),
+        measure_s=time.perf_counter() - started,
     )
 
 
@@ -141,11 +145,15 @@ def _kernel_times(compile_id, rec, inputs, known, device, repeats) -> list[Kerne
             rec.compiled(*inputs)
         _sync(device)
     durations: dict[str, list[float]] = defaultdict(list)
+    gpu = device.startswith("cuda")
     for event in prof.events():
         name = _kernel_of_event(event.name, known)
         if name is None:
             continue
         on_device = getattr(event, "device_type", None) == torch.autograd.DeviceType.CUDA
+        # On a GPU a kernel also appears as its CPU-side launch; only the GPU event is its time.
+        if on_device != gpu:
+            continue
         micros = event.device_time_total if on_device else event.cpu_time_total
         durations[name].append(micros / 1e6)
     out = []

@@ -51,6 +51,7 @@ class Timings:
     device: str = "cpu"
     graphs: tuple[GraphTiming, ...] = ()
     kernels: tuple[KernelTiming, ...] = ()
+    measure_s: float = 0.0  # how long measuring took (compilescope's own cost)
 
     def kernels_of(self, compile_id: str) -> tuple[KernelTiming, ...]:
         return tuple(k for k in self.kernels if k.compile_id == compile_id)

@@ -1,0 +1,45 @@
+"""The pre-recorded GPU captures (H100, torch 2.11, benchmarks/gpu_timings.py) load and hold what
+the tutorials will show: Triton kernels joined to nodes and lines, and measured times."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from compilescope import Capture
+from compilescope.model.serialize import json_schema
+
+CAPTURES = sorted(
+    (Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_captures").glob("*.json.gz")
+)
+
+
+def test_all_four_are_there():
+    assert [p.name for p in CAPTURES] == [
+        "block_bfloat16.json.gz",
+        "block_float32.json.gz",
+        "cnn_bfloat16.json.gz",
+        "cnn_float32.json.gz",
+    ]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_gpu_capture(path):
+    text = gzip.decompress(path.read_bytes()).decode()
+    jsonschema.validate(json.loads(text), json_schema())
+    cap = Capture.from_json(text)
+    assert cap.torch_version.startswith("2.11")
+    triton = [k for c in cap for k in c.kernels if k.language == "triton"]
+    assert len(triton) >= 15 and all("@triton.jit" in k.source for k in triton)
+    assert any(k.fused_nodes and k.source_lines for k in triton)
+    timings = cap.timings
+    assert timings.device == "cuda"
+    (graph,) = timings.graphs
+    assert graph.eager.median_s > 0 and graph.compiled.median_s > 0
+    names = {k.name for k in triton}
+    assert timings.kernels and all(
+        k.kernel in names and k.time.median_s > 0 for k in timings.kernels
+    )
