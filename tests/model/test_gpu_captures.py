@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 from compilescope import Capture
 from compilescope.model.serialize import json_schema
+from compilescope.views.summary_html import devices
 
 CAPTURES = sorted(
     (Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_captures").glob("*.json.gz")
@@ -32,6 +33,7 @@ def test_gpu_capture(path):
     jsonschema.validate(json.loads(text), json_schema())
     cap = Capture.from_json(text)
     assert cap.torch_version.startswith("2.11")
+    assert devices(cap) == "cuda (Triton kernels)"  # what the view says it ran on
     triton = [k for c in cap for k in c.kernels if k.language == "triton"]
     assert len(triton) >= 15 and all("@triton.jit" in k.source for k in triton)
     assert any(k.fused_nodes and k.source_lines for k in triton)
