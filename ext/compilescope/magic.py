@@ -173,22 +173,14 @@ class CompileFxMagics(Magics):
         fn, *call_args = (self.shell.ev(expr) for expr in args.target)
         if not callable(fn):
             raise UsageError(f"{args.target[0]} is not callable")
-        from .live.session import _fresh_entry
-
-        entry, restore = _fresh_entry(fn)
-        try:
-            return self._capture(
-                args, options, entry, call_args, before, module=fn if entry is fn else None
-            )
-        finally:
-            restore()
+        return self._capture(args, options, fn, call_args, before)
 
     # --- capture, write back, show -----------------------------------------------------------
-    def _capture(self, args, options, fn, call_args, before, module=None):
+    def _capture(self, args, options, fn, call_args, before):
         __tracebackhide__ = True  # noqa: F841
         global _last
         from .live import torch_bridge
-        from .live.session import CaptureSession, CompileOptions, _copy_function
+        from .live.session import CaptureSession, CompileOptions, call_compiled
 
         how = CompileOptions(
             backend=args.backend,
@@ -213,15 +205,8 @@ class CompileFxMagics(Magics):
         output = None
         try:
             with session.active(settings), how.running():
-                if module is not None:
-                    module.forward = how.compile(
-                        _copy_function(type(module).forward).__get__(module), session
-                    )
-                    output = module(*call_args)
-                    result = output
-                else:
-                    output = how.compile(fn, session)(*call_args)
-                    result = output[1] if fn.__name__ == FUNCTION_NAME else output
+                output = call_compiled(how, session, fn, call_args)
+                result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
                 if args.backward:
                     loss = torch_bridge.sum_for_backward(result)
                     if loss is None:

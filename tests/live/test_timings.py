@@ -65,3 +65,13 @@ def test_a_graph_that_cannot_run_alone_says_so_without_a_number():
 def test_no_timings_unless_asked():
     cap = compilescope.capture(lambda a: a * 2, torch.randn(3), backend="eager")
     assert cap.timings is None
+
+
+def test_dynamic_shapes_are_timed_with_concrete_sizes():
+    # With dynamic=True the graph takes the batch size as a SymInt input; it runs with its value.
+    cap = compilescope.capture(TinyMLP(), torch.randn(8, 16), dynamic=True, timings=True)
+    (g,) = cap.timings.graphs
+    assert g.note == "" and g.compiled.median_s > 0
+    assert any(
+        n.type_text.startswith("Sym(") for n in cap[0].graph("aot_forward_graph").placeholders
+    )

@@ -35,8 +35,11 @@ def input_layout(example_inputs: list) -> list:
             shape = tuple(int(s) for s in value.shape)
             stride = tuple(int(s) for s in value.stride())
             layout.append((shape, stride, value.dtype, value.device, value.requires_grad))
+        elif isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            # A dynamic size reaches the backend as a symbol; running needs its concrete value.
+            layout.append(value.node.hint)
         else:
-            layout.append(value)  # SymInt values and other constants, as the call passed them
+            layout.append(value)  # other constants, as the call passed them
     return layout
 
 

@@ -237,21 +237,32 @@ def capture(
     how.backend_fn()  # bad option combinations fail here, before anything runs
     session = CaptureSession()
     session.timings = timings
+    with session.active(how.settings()), how.running():
+        output = call_compiled(how, session, fn, args, kwargs)
+        if backward:
+            loss = torch_bridge.sum_for_backward(output)
+            if loss is not None:
+                loss.backward()
+    return session.result
+
+
+def call_compiled(
+    how: CompileOptions,
+    session: CaptureSession,
+    fn: Callable,
+    args: tuple,
+    kwargs: dict | None = None,
+) -> object:
+    """Compile a fresh copy of `fn` (for a module: its forward, as torch.compile(module) does,
+    so hooks still run around it) and call it once; the module is left as it was."""
     entry, restore = _fresh_entry(fn)
     try:
-        with session.active(how.settings()), how.running():
-            if entry is fn and not isinstance(fn, types.FunctionType):
-                fn.forward = how.compile(_copy_function(type(fn).forward).__get__(fn), session)
-                output = fn(*args, **kwargs)
-            else:
-                output = how.compile(entry, session)(*args, **kwargs)
-            if backward:
-                loss = torch_bridge.sum_for_backward(output)
-                if loss is not None:
-                    loss.backward()
+        if entry is fn and not isinstance(fn, types.FunctionType):
+            fn.forward = how.compile(_copy_function(type(fn).forward).__get__(fn), session)
+            return fn(*args, **(kwargs or {}))
+        return how.compile(entry, session)(*args, **(kwargs or {}))
     finally:
         restore()
-    return session.result
 
 
 def _fresh_entry(fn: Callable) -> tuple[Callable, Callable[[], None]]:
