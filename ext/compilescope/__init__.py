@@ -33,6 +33,7 @@ __all__ = [
     "capture",
     "capturing",
     "diff",
+    "explore",
     "last",
     "load_trace",
     "show",
@@ -53,13 +54,30 @@ def last():
     return _last()
 
 
-def show(capture: Capture) -> None:
-    """Display a capture in the notebook (the same view %%compile_fx shows)."""
+def show(capture: Capture, before: Capture | None = None) -> None:
+    """Display a capture in the notebook: the view %%compile_fx shows (with a diff if `before`)."""
     from IPython.display import display
 
-    from .views.summary_html import CaptureView
+    from .views.result_view import result_view
 
-    display(CaptureView(capture))
+    if not isinstance(capture, Capture):
+        raise TypeError(f"show() takes a compilescope.Capture, not {type(capture).__name__}")
+    display(result_view(capture, before))
+
+
+def explore(graph, title: str = ""):
+    """The graph explorer for a capture's Graph, a torch.fx.GraphModule or an ExportedProgram.
+
+    Returns the widget (the notebook displays it when it is a cell's last expression).
+    """
+    from .model.graph import Graph
+    from .views.result_view import explorer_view
+
+    if not isinstance(graph, Graph):
+        from .live.fx_graphs import graph_from_torch
+
+        graph = graph_from_torch(graph)
+    return explorer_view(graph, title=title or graph.kind)
 
 
 def diff(before: Capture, after: Capture):

@@ -225,17 +225,16 @@ class CompileFxMagics(Magics):
         view = None
         if capture is not None and not quiet:
             try:
-                from .views.summary_html import CaptureView
+                from .views.result_view import result_view
 
-                view = CaptureView(capture)
-                view._repr_html_()  # render now, so a rendering bug falls back here, not later
+                view = result_view(capture, before)  # built now: a bug of ours falls back here
             except Exception as error:  # our bug must not hide the user's result
                 print(
                     f"compilescope: could not render the view ({type(error).__name__}: {error}); text summary:"
                 )
                 view = _Text(capture.summary())
         progress.finish(view)
-        if before is not None and capture is not None:
+        if before is not None and capture is not None:  # also in the view's Diff tab
             from IPython.display import display
 
             from .model.diff import diff

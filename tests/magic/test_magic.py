@@ -170,12 +170,12 @@ def test_line_form(ip):
 
 
 def test_a_rendering_bug_never_hides_the_result(ip, run, capsys, monkeypatch):
-    from compilescope.views import summary_html
+    from compilescope.views import result_view
 
-    def broken(capture):
+    def broken(capture, before=None):
         raise RuntimeError("renderer exploded")
 
-    monkeypatch.setattr(summary_html, "capture_html", broken)
+    monkeypatch.setattr(result_view, "view_data", broken)
     result = run("e = x * 3\ne.sum()")
     assert result.success and ip.user_ns["e"] is not None
     out = capsys.readouterr().out

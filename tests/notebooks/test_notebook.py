@@ -150,3 +150,12 @@ def test_interrupt_stops_cleanly_and_restores_state(tmp_path):
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_nbconvert_export_shows_the_script_free_fallback(executed):
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.v4.new_notebook(cells=[executed["inductor"]])
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    # No widget state was saved, so nbconvert falls back to the output's text/html.
+    assert "cpu (C++ kernels)" in body and "<svg" in body

@@ -83,7 +83,23 @@ class CaptureSession:
                 builder.add(event)
         self._records = []  # the capture holds what matters; drop the raw records
         capture = replace(builder.build(source="live"), partial=partial)
+        capture = replace(capture, sources=self._cell_sources(capture))
         return _with_module_paths(capture, self.module_paths)
+
+    def _cell_sources(self, capture: Capture) -> dict[str, str]:
+        """The code of the notebook cells the capture points at, so views can show the cell."""
+        import linecache
+
+        files = {c.frame.file for c in capture} | {
+            b.location.file for c in capture for b in c.graph_breaks if b.location
+        }
+        sources = {}
+        for file in sorted(f for f in files if f):
+            if self._cell_resolver(file) is not None:
+                lines = linecache.getlines(file)
+                if lines:
+                    sources[file] = "".join(lines)
+        return sources
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import serialize
 from .compile import Compile, GraphBreak
@@ -33,6 +33,7 @@ class Capture:
     global_artifacts: tuple[str, ...] = ()  # events logged outside any compile id (`-/-`)
     partial: str = ""  # why the capture stops early (the code raised), "" when complete
     timings: Timings | None = None  # measured after the run, when asked for
+    sources: dict[str, str] = field(default_factory=dict)  # notebook cell file -> its code
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:
@@ -63,7 +64,9 @@ class Capture:
     def rank(self, rank: int) -> Capture:
         """The compilations of one rank of a multi-process log."""
         compiles = tuple(c for c in self.compiles if c.id.rank == rank)
-        return Capture(compiles, self.torch_version, self.source, (rank,), self.skipped)
+        return Capture(
+            compiles, self.torch_version, self.source, (rank,), self.skipped, sources=self.sources
+        )
 
     # --- JSON --------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -93,6 +96,12 @@ class Capture:
             )
         body = {k: v for k, v in data.items() if k not in ("format", "version")}
         return serialize.decode(cls, body)
+
+    def to_html(self, path: str) -> str:
+        """Write one standalone, offline HTML report (the interactive view inlined); returns path."""
+        from ..views.result_view import write_report  # views depend on the model, not back
+
+        return str(write_report(self, path))
 
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:

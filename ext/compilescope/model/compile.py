@@ -106,6 +106,7 @@ class Compile:
     metrics: dict = field(default_factory=dict)  # compilation_metrics, as torch logged them
     backward_metrics: dict = field(default_factory=dict)  # bwd_compilation_metrics
     artifacts: tuple[str, ...] = ()  # every event name logged under this id, in order
+    repros: tuple[str, ...] = ()  # torch's fx_graph_runnable scripts, one per compiled graph
 
     def graph(self, kind: str) -> Graph | None:
         """The (first) graph of a kind, by torch's event name; None when not logged."""

@@ -61,6 +61,7 @@ class _Draft:
     backward_metrics: dict = field(default_factory=dict)
     artifacts: list = field(default_factory=list)
     provenance: dict = field(default_factory=dict)
+    repros: list = field(default_factory=list)
 
     def freeze(self) -> Compile:
         return Compile(
@@ -80,6 +81,7 @@ class _Draft:
             metrics=self.metrics,
             backward_metrics=self.backward_metrics,
             artifacts=tuple(self.artifacts),
+            repros=tuple(self.repros),
         )
 
 
@@ -281,7 +283,12 @@ class CaptureBuilder:
             depth = sum(len(v) for v in draft.open_stages.values())
             draft.stage_times.append(StageTime(str(key), float(start), float(ts - start), depth))
 
+    def _repro(self, draft: _Draft, event: Event) -> None:
+        if event.payload:
+            draft.repros.append(event.payload)
+
     _HANDLERS = {
+        "fx_graph_runnable": _repro,
         "dynamo_start": _dynamo_start,
         "inductor_output_code": _output_code,
         "inductor_provenance_tracking_node_mappings": _provenance,

@@ -1,0 +1,376 @@
+// The graph explorer: draws one graph payload (views/explorer_data.py) on a canvas.
+// Layout was computed in Python per group; here groups are only placed next to each other,
+// so expanding a group of a 20,000-node graph costs a walk over the visible items, not a layout.
+// Every string from the capture reaches the page through textContent or canvas fillText.
+
+const NODE_W = 168, NODE_H = 34, HGAP = 22, VGAP = 34, PAD = 14, LABEL = 20;
+const COL = NODE_W + HGAP;
+const OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"];
+
+function csEl(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v; else e.setAttribute(k, v);
+  }
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+function csPrepare(g) {
+  const n = g.names.length;
+  const owner = new Int32Array(n);
+  const groupOfItem = [];
+  g.groups.forEach((grp, gid) => {
+    grp.items.forEach((item) => { if (item >= 0) owner[item] = gid; });
+  });
+  const users = Array.from({ length: n }, () => []);
+  g.in.forEach((ins, v) => ins.forEach((u) => users[u].push(v)));
+  const depth = g.groups.map(() => 0);
+  g.groups.forEach((grp, gid) => { if (gid > 0) depth[gid] = depth[grp.parent] + 1; });
+  const byName = new Map(g.names.map((name, i) => [name, i]));
+  return { n, owner, users, depth, byName, groupOfItem };
+}
+
+function csCreateExplorer(container, g, opts) {
+  opts = opts || {};
+  const info = csPrepare(g);
+  const S = (i) => (i >= 0 ? g.strings[i] : "");
+  const root = csEl("div", { class: "cs-explorer", "data-cs-explorer": g.kind });
+  const bar = csEl("div", { class: "cs-bar" });
+  const search = csEl("input", { type: "search", placeholder: "search name, op, target", class: "cs-search" });
+  const found = csEl("span", { class: "cs-found" });
+  const buttons = {};
+  for (const [key, label] of [["fit", "fit"], ["expand", "expand all"], ["collapse", "collapse all"],
+    ["up", "ancestors"], ["down", "descendants"], ["clear", "clear"]]) {
+    buttons[key] = csEl("button", { class: "cs-btn", "data-action": key }, label);
+    bar.appendChild(buttons[key]);
+  }
+  bar.prepend(search, found);
+  const body = csEl("div", { class: "cs-ex-body" });
+  const canvas = csEl("canvas", { class: "cs-canvas" });
+  const details = csEl("div", { class: "cs-details" });
+  details.appendChild(csEl("p", { class: "cs-muted" }, "Click a node for its details; click a group to open or close it."));
+  body.append(canvas, details);
+  const status = csEl("div", { class: "cs-ex-status" });
+  root.append(bar, body, status);
+  container.appendChild(root);
+
+  const expanded = new Set([0]);
+  if (!g.collapsed) g.groups.forEach((_, gid) => expanded.add(gid));
+  let highlight = new Set();
+  let selected = -1;
+  let boxes = [], nodeBox = new Int32Array(info.n), rep = new Int32Array(info.n), edges = [];
+  let view = { k: 1, tx: 20, ty: 20 };
+
+  // --- placement: each group's items from its Python layout, sized by what is open ---------
+  function place(gid) {
+    const grp = g.groups[gid];
+    const sizes = grp.items.map((item) => {
+      if (item >= 0) return { w: NODE_W, h: NODE_H };
+      const child = -1 - item;
+      return expanded.has(child) ? place(child) : { w: NODE_W, h: NODE_H, collapsed: true };
+    });
+    const layerH = [];
+    grp.items.forEach((_, j) => { const l = grp.y[j]; layerH[l] = Math.max(layerH[l] || 0, sizes[j].h); });
+    const layerY = [];
+    let y = gid === 0 ? 0 : LABEL + PAD;
+    for (let l = 0; l < layerH.length; l++) { layerY[l] = y; y += (layerH[l] || 0) + VGAP; }
+    const order = grp.items.map((_, j) => j).sort((a, b) => grp.y[a] - grp.y[b] || grp.x[a] - grp.x[b]);
+    const right = [];
+    const pos = new Array(grp.items.length);
+    let width = 0;
+    for (const j of order) {
+      const l = grp.y[j];
+      const base = (gid === 0 ? 0 : PAD) + grp.x[j] * COL;
+      const x = right[l] === undefined ? base : Math.max(base, right[l] + HGAP);
+      right[l] = x + sizes[j].w;
+      pos[j] = { x, y: layerY[l] + (layerH[l] - sizes[j].h) / 2, ...sizes[j] };
+      width = Math.max(width, right[l]);
+    }
+    const result = { w: width + (gid === 0 ? 0 : PAD), h: y - VGAP + (gid === 0 ? 0 : PAD), pos, gid };
+    return result;
+  }
+
+  function absolute(placed, ox, oy, out) {
+    const grp = g.groups[placed.gid];
+    grp.items.forEach((item, j) => {
+      const p = placed.pos[j];
+      const x = ox + p.x, y = oy + p.y;
+      if (item >= 0) {
+        out.push({ kind: "node", id: item, x, y, w: p.w, h: p.h });
+      } else if (p.collapsed) {
+        out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: false });
+      } else {
+        out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: true });
+        absolute(p, x, y, out);
+      }
+    });
+  }
+
+  function rebuild() {
+    const placed = place(0);
+    boxes = [];
+    absolute(placed, 0, 0, boxes);
+    nodeBox.fill(-1);
+    const groupBox = new Map();
+    boxes.forEach((b, i) => { if (b.kind === "node") nodeBox[b.id] = i; else groupBox.set(b.id, i); });
+    for (let v = 0; v < info.n; v++) {
+      if (nodeBox[v] >= 0) { rep[v] = nodeBox[v]; continue; }
+      // The outermost closed group that holds the node stands for it.
+      let gid = info.owner[v], closed = -1;
+      while (gid > 0) { if (!expanded.has(gid)) closed = gid; gid = g.groups[gid].parent; }
+      rep[v] = closed >= 0 && groupBox.has(closed) ? groupBox.get(closed) : -1;
+    }
+    const seen = new Set();
+    edges = [];
+    for (let v = 0; v < info.n; v++) {
+      for (const u of g.in[v]) {
+        const a = rep[u], b = rep[v];
+        if (a < 0 || b < 0 || a === b) continue;
+        const key = a * 1e6 + b;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        edges.push([a, b, u, v]);
+      }
+    }
+    const visible = boxes.filter((b) => b.kind === "node").length;
+    root.setAttribute("data-visible-nodes", String(visible));
+    root.setAttribute("data-visible-groups", String(boxes.length - visible));
+    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${boxes.length - visible} groups`;
+  }
+
+  // --- drawing ---------------------------------------------------------------------------------
+  const ctx = canvas.getContext("2d");
+  let frame = 0;
+  function size() {
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.max(200, canvas.clientWidth || 600), h = Math.max(200, canvas.clientHeight || 480);
+    canvas.width = w * ratio; canvas.height = h * ratio;
+    return { w, h, ratio };
+  }
+  let needFit = true; // fit once the canvas has a size (it has none inside a hidden tab)
+  function draw() {
+    frame = 0;
+    if (!canvas.clientWidth) return;
+    if (needFit) { needFit = false; fitTo(pendingFit); }
+    const { w, h, ratio } = size();
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.setTransform(ratio * view.k, 0, 0, ratio * view.k, ratio * view.tx, ratio * view.ty);
+    const x0 = -view.tx / view.k, y0 = -view.ty / view.k, x1 = x0 + w / view.k, y1 = y0 + h / view.k;
+    const inView = (b) => b.x + b.w >= x0 && b.x <= x1 && b.y + b.h >= y0 && b.y <= y1;
+    const litGroups = new Set();
+    if (highlight.size) for (const v of highlight) if (rep[v] >= 0) litGroups.add(rep[v]);
+    const text = view.k * NODE_H > 13;
+    ctx.lineWidth = 1 / view.k;
+    ctx.font = "11px ui-monospace, monospace";
+    boxes.forEach((b) => {
+      if (b.kind !== "group" || !b.open || !inView(b)) return;
+      ctx.fillStyle = info.depth[b.id] % 2 ? "rgba(120,120,160,0.06)" : "rgba(120,160,120,0.06)";
+      ctx.strokeStyle = "#b4b4c8";
+      ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
+      if (text) { ctx.fillStyle = "#555"; ctx.fillText(`${g.groups[b.id].label}  \u25be`, b.x + 6, b.y + 14); }
+    });
+    ctx.strokeStyle = "#9aa0a6";
+    ctx.beginPath();
+    for (const [a, b] of edges) {
+      const A = boxes[a], B = boxes[b];
+      if (Math.max(A.y + A.h, B.y) < y0 || Math.min(A.y + A.h, B.y) > y1) continue;
+      const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+      const bend = Math.max(20, Math.abs(ty - sy) / 2);
+      ctx.moveTo(sx, sy);
+      ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+    }
+    ctx.stroke();
+    if (highlight.size) {
+      ctx.strokeStyle = "#e8710a"; ctx.lineWidth = 2 / view.k; ctx.beginPath();
+      for (const [a, b, u, v] of edges) {
+        if (!(highlight.has(u) && highlight.has(v))) continue;
+        const A = boxes[a], B = boxes[b];
+        const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+        const bend = Math.max(20, Math.abs(ty - sy) / 2);
+        ctx.moveTo(sx, sy); ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+      }
+      ctx.stroke(); ctx.lineWidth = 1 / view.k;
+    }
+    boxes.forEach((b, index) => {
+      if (b.kind === "group" && b.open) return;
+      if (!inView(b)) return;
+      const on = !highlight.size || (b.kind === "node" ? highlight.has(b.id) : litGroups.has(index));
+      ctx.globalAlpha = on ? 1 : 0.3;
+      if (b.kind === "group") {
+        ctx.fillStyle = "#eef2ff"; ctx.strokeStyle = on && highlight.size ? "#e8710a" : "#6366f1";
+        ctx.fillRect(b.x + 3, b.y + 3, b.w, b.h); ctx.strokeRect(b.x + 3, b.y + 3, b.w, b.h);
+        ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
+        if (text) {
+          ctx.fillStyle = "#312e81";
+          ctx.fillText(clip(`\u25b8 ${g.groups[b.id].label}`, 24), b.x + 6, b.y + 14);
+          ctx.fillStyle = "#555"; ctx.fillText(`${g.groups[b.id].size} nodes`, b.x + 6, b.y + 28);
+        }
+      } else {
+        const v = b.id;
+        ctx.fillStyle = highlight.has(v) ? "#fde68a" : OP_FILL[g.op[v]] || "#fff";
+        ctx.strokeStyle = v === selected ? "#dc2626" : S(g.note[v]) === "saved for backward" ? "#7c3aed" : "#6b7280";
+        ctx.lineWidth = (v === selected ? 3 : 1) / view.k;
+        ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
+        ctx.lineWidth = 1 / view.k;
+        if (text) {
+          ctx.fillStyle = "#111";
+          ctx.fillText(clip(g.names[v], 24), b.x + 5, b.y + 13);
+          ctx.fillStyle = "#4b5563";
+          const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
+          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 26), b.x + 5, b.y + 27);
+        }
+      }
+    });
+    ctx.globalAlpha = 1;
+    root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
+  }
+  function clip(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
+  function redraw() { if (!frame) frame = requestAnimationFrame(draw); }
+
+  let pendingFit = null;
+  function fit(only) {
+    pendingFit = only || null;
+    if (!canvas.clientWidth) { needFit = true; return; }
+    fitTo(only);
+    redraw();
+  }
+  function fitTo(only) {
+    const chosen = only && only.length ? only : boxes;
+    if (!chosen.length) return;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const b of chosen) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
+    const w = canvas.clientWidth || 600, h = canvas.clientHeight || 480;
+    view.k = Math.min(2, Math.max(0.02, Math.min(w / (x1 - x0 + 40), h / (y1 - y0 + 40))));
+    view.tx = (w - (x1 - x0) * view.k) / 2 - x0 * view.k;
+    view.ty = 20 - y0 * view.k;
+  }
+
+  // --- interaction -----------------------------------------------------------------------------
+  function openAncestors(v) {
+    let gid = info.owner[v];
+    while (gid > 0) { expanded.add(gid); gid = g.groups[gid].parent; }
+  }
+  function showDetails(v) {
+    details.textContent = "";
+    const rows = [["name", g.names[v]], ["op", g.ops[g.op[v]]], ["target", S(g.full_target[v])],
+      ["type", S(g.type[v])], ["module", S(g.mod[v])], ["note", S(g.note[v])]];
+    const src = g.src[v];
+    if (src) rows.push(["source", `${S(src[0])}:${src[1]}`], ["code", S(src[2])]);
+    const table = csEl("table", { class: "cs-kv" });
+    for (const [k, value] of rows) {
+      if (!value) continue;
+      const tr = csEl("tr"); tr.append(csEl("th", {}, k), csEl("td", {}, value)); table.appendChild(tr);
+    }
+    details.appendChild(table);
+    if (src && opts.onLine) {
+      const a = csEl("button", { class: "cs-link", "data-link": "line" }, `show line ${src[1]} in the cell`);
+      a.onclick = () => opts.onLine(S(src[0]), src[1]);
+      details.appendChild(a);
+    }
+    const ks = g.kernels[v] || [];
+    if (ks.length) {
+      details.appendChild(csEl("div", { class: "cs-muted" }, "computed by kernel"));
+      for (const k of ks) {
+        const a = csEl("button", { class: "cs-link", "data-link": "kernel" }, S(k));
+        a.onclick = () => opts.onKernel && opts.onKernel(S(k));
+        details.appendChild(a);
+      }
+    }
+    const ins = g.in[v].map((u) => g.names[u]), outs = info.users[v].map((u) => g.names[u]);
+    if (ins.length) details.appendChild(csEl("div", { class: "cs-muted" }, `inputs: ${ins.join(", ")}`));
+    if (outs.length) details.appendChild(csEl("div", { class: "cs-muted" }, `users: ${outs.join(", ")}`));
+  }
+  function select(v) {
+    selected = v;
+    if (v >= 0) { openAncestors(v); rebuild(); showDetails(v); }
+    root.setAttribute("data-selected", v >= 0 ? g.names[v] : "");
+    redraw();
+  }
+  function setHighlight(indices, focus) {
+    highlight = new Set(indices);
+    for (const v of highlight) openAncestors(v);
+    rebuild();
+    root.setAttribute("data-highlighted", String(highlight.size));
+    if (focus && highlight.size) fit([...highlight].map((v) => boxes[rep[v]]).filter(Boolean));
+    redraw();
+  }
+  function walk(start, next) {
+    const out = new Set([start]), stack = [start];
+    while (stack.length) for (const u of next(stack.pop())) if (!out.has(u)) { out.add(u); stack.push(u); }
+    return out;
+  }
+  function hit(ev) {
+    const r = canvas.getBoundingClientRect();
+    const x = (ev.clientX - r.left - view.tx) / view.k, y = (ev.clientY - r.top - view.ty) / view.k;
+    let best = -1;
+    boxes.forEach((b, i) => {
+      if (x < b.x || x > b.x + b.w || y < b.y || y > b.y + b.h) return;
+      if (b.kind === "group" && b.open && y > b.y + LABEL) return;
+      best = i;
+    });
+    return best;
+  }
+  let drag = null;
+  canvas.addEventListener("mousedown", (ev) => { drag = { x: ev.clientX, y: ev.clientY, moved: false }; });
+  window.addEventListener("mousemove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    if (drag.moved) { view.tx += dx; view.ty += dy; drag.x = ev.clientX; drag.y = ev.clientY; redraw(); }
+  });
+  window.addEventListener("mouseup", () => { setTimeout(() => { drag = null; }, 0); });
+  canvas.addEventListener("click", (ev) => {
+    if (drag && drag.moved) return;
+    const i = hit(ev);
+    if (i < 0) return;
+    const b = boxes[i];
+    if (b.kind === "group") {
+      if (expanded.has(b.id)) expanded.delete(b.id); else expanded.add(b.id);
+      rebuild(); redraw();
+    } else select(b.id);
+  });
+  canvas.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = canvas.getBoundingClientRect();
+    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    const k = Math.min(4, Math.max(0.01, view.k * Math.exp(-ev.deltaY * 0.0015)));
+    view.tx = mx - (mx - view.tx) * (k / view.k); view.ty = my - (my - view.ty) * (k / view.k); view.k = k;
+    redraw();
+  }, { passive: false });
+  search.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    const q = search.value.trim().toLowerCase();
+    if (!q) { setHighlight([], false); found.textContent = ""; return; }
+    const hits = [];
+    for (let v = 0; v < info.n; v++) {
+      if (g.names[v].toLowerCase().includes(q) || S(g.full_target[v]).toLowerCase().includes(q) ||
+          g.ops[g.op[v]] === q) hits.push(v);
+    }
+    found.textContent = `${hits.length} found`;
+    root.setAttribute("data-found", String(hits.length));
+    setHighlight(hits, true);
+    if (hits.length) select(hits[0]);
+  });
+  buttons.fit.onclick = () => fit();
+  buttons.expand.onclick = () => { g.groups.forEach((_, gid) => expanded.add(gid)); rebuild(); fit(); };
+  buttons.collapse.onclick = () => { expanded.clear(); expanded.add(0); rebuild(); fit(); };
+  buttons.up.onclick = () => { if (selected >= 0) setHighlight(walk(selected, (v) => g.in[v]), false); };
+  buttons.down.onclick = () => { if (selected >= 0) setHighlight(walk(selected, (v) => info.users[v]), false); };
+  buttons.clear.onclick = () => { setHighlight([], false); select(-1); found.textContent = ""; };
+  if (window.ResizeObserver) new ResizeObserver(() => redraw()).observe(canvas);
+
+  rebuild();
+  fit();
+  requestAnimationFrame(() => { draw(); root.setAttribute("data-ready", "1"); });
+  return {
+    root,
+    highlightNames(names, focus = true) {
+      setHighlight(names.map((name) => info.byName.get(name)).filter((v) => v !== undefined), focus);
+    },
+    select(name) { const v = info.byName.get(name); if (v !== undefined) select(v); },
+    expandAll() { buttons.expand.onclick(); },
+    redraw,
+  };
+}

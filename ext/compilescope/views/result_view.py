@@ -1,0 +1,100 @@
+"""What a capture looks like under a cell, in an nbconvert export, and as a standalone report."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+from ..model.capture import Capture
+from ..model.graph import Graph
+from .charts import kernel_bars, stage_waterfall
+from .explorer_data import explorer_payload
+from .static_graph import graph_svg
+from .summary_html import capture_html
+from .view_data import capture_data
+
+# Stages pictured in the script-free fallback (the explorer has them all).
+_PICTURED = ("dynamo_output_graph", "partition", "aot_inference_graph", "inductor_post_grad_graph")
+
+
+def view_data(capture: Capture, before: Capture | None = None) -> dict:
+    data = capture_data(capture, before=before)
+    data["charts"] = {"stages": stage_waterfall(capture), "timings": kernel_bars(capture)}
+    return data
+
+
+def fallback_html(capture: Capture, data: dict) -> str:
+    """Script-free HTML: the summary, SVG pictures of the main graphs, charts, highlighted code."""
+    parts = [capture_html(capture)]
+    pictures = []
+    for c in data["compiles"][:8]:
+        for stage in c["stages"]:
+            if stage["kind"] in _PICTURED:
+                svg = graph_svg(data["graphs"][stage["graph"]])
+                pictures.append(
+                    f"<details><summary>{escape(c['id'])} {escape(stage['label'])} "
+                    f"({stage['nodes']} nodes), picture</summary>{svg}</details>"
+                )
+    parts.append("".join(pictures))
+    for chart in data["charts"].values():
+        if chart:
+            parts.append(f"<div>{chart}</div>")
+    return "<div class='cs-fallback'>" + "".join(parts) + "</div>"
+
+
+def result_view(capture: Capture, before: Capture | None = None):
+    """The widget (with its HTML fallback) where anywidget is installed; else the HTML summary."""
+    data = view_data(capture, before)
+    fallback = fallback_html(capture, data)
+    try:
+        from .widget import ResultWidget
+    except ImportError:  # anywidget missing: the script-free view still shows everything
+        return _Html(fallback, f"{capture.summary()}\nran on {data['device']}")
+    return ResultWidget(data, fallback, f"{capture.summary()}\nran on {data['device']}")
+
+
+def explorer_view(graph: Graph, title: str = ""):
+    """The graph explorer for one graph."""
+    payload = explorer_payload(graph, title=title)
+    fallback = graph_svg(payload)
+    try:
+        from .widget import ExplorerWidget
+    except ImportError:
+        return _Html(fallback, repr(graph))
+    return ExplorerWidget(payload, fallback, repr(graph))
+
+
+def report_html(capture: Capture, title: str = "compilescope report") -> str:
+    """One offline HTML file: the interactive view inlined, the script-free view for no-JS readers."""
+    from .widget import result_script, static_text
+
+    data = view_data(capture)
+    # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
+    payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{escape(title)}</title><style>{static_text('compilescope.css')}</style></head><body>"
+        f"<div id='cs-app'></div><noscript>{fallback_html(capture, data)}</noscript>"
+        f"<script type='application/json' id='cs-data'>{payload}</script>"
+        f"<script>{result_script()}\n"
+        "csRenderResult(document.getElementById('cs-app'),"
+        " JSON.parse(document.getElementById('cs-data').textContent));</script></body></html>"
+    )
+
+
+def write_report(capture: Capture, path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(report_html(capture), encoding="utf-8")
+    return path
+
+
+class _Html:
+    def __init__(self, html: str, text: str) -> None:
+        self.html, self.text = html, text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text

@@ -1,0 +1,151 @@
+"""A graph as a script-free SVG picture, placed from the same per-group layouts the explorer uses."""
+
+from __future__ import annotations
+
+from html import escape
+
+# The explorer's sizes (static/explorer.js), so both pictures agree.
+NODE_W, NODE_H, HGAP, VGAP, PAD, LABEL = 168, 34, 22, 34, 14, 20
+COL = NODE_W + HGAP
+
+
+def place(payload: dict, expanded: set[int]) -> list[dict]:
+    """Boxes of what is visible when the groups in `expanded` are open (root always is)."""
+    groups = payload["groups"]
+
+    def size_of(gid: int) -> dict:
+        grp = groups[gid]
+        sizes = []
+        for item in grp["items"]:
+            child = -1 - item
+            if item < 0 and child in expanded:
+                sizes.append(size_of(child))
+            else:
+                sizes.append({"w": NODE_W, "h": NODE_H, "collapsed": item < 0})
+        layer_h: dict[int, float] = {}
+        for j, y in enumerate(grp["y"]):
+            layer_h[y] = max(layer_h.get(y, 0), sizes[j]["h"])
+        layer_y, y = {}, (0 if gid == 0 else LABEL + PAD)
+        for layer in range(max(layer_h, default=-1) + 1):
+            layer_y[layer] = y
+            y += layer_h.get(layer, 0) + VGAP
+        right: dict[int, float] = {}
+        pos, width = [None] * len(sizes), 0.0
+        order = sorted(range(len(sizes)), key=lambda j: (grp["y"][j], grp["x"][j]))
+        for j in order:
+            layer = grp["y"][j]
+            base = (0 if gid == 0 else PAD) + grp["x"][j] * COL
+            x = base if layer not in right else max(base, right[layer] + HGAP)
+            right[layer] = x + sizes[j]["w"]
+            pos[j] = {
+                **sizes[j],
+                "x": x,
+                "y": layer_y[layer] + (layer_h[layer] - sizes[j]["h"]) / 2,
+            }
+            width = max(width, right[layer])
+        pad = 0 if gid == 0 else PAD
+        return {"w": width + pad, "h": y - VGAP + pad, "pos": pos, "gid": gid}
+
+    boxes: list[dict] = []
+
+    def absolute(placed: dict, ox: float, oy: float) -> None:
+        for item, p in zip(groups[placed["gid"]]["items"], placed["pos"], strict=True):
+            x, y = ox + p["x"], oy + p["y"]
+            if item >= 0:
+                boxes.append({"kind": "node", "id": item, "x": x, "y": y, "w": p["w"], "h": p["h"]})
+            else:
+                is_open = "pos" in p
+                boxes.append(
+                    {
+                        "kind": "group",
+                        "id": -1 - item,
+                        "x": x,
+                        "y": y,
+                        "w": p["w"],
+                        "h": p["h"],
+                        "open": is_open,
+                    }  # fmt: skip
+                )
+                if is_open:
+                    absolute(p, x, y)
+
+    absolute(size_of(0), 0.0, 0.0)
+    return boxes
+
+
+def graph_svg(payload: dict, *, max_width: int = 900) -> str:
+    """The graph's first picture: groups closed when the explorer would close them."""
+    groups = payload["groups"]
+    expanded = {0} if payload["collapsed"] else set(range(len(groups)))
+    boxes = place(payload, expanded)
+    node_box = {b["id"]: i for i, b in enumerate(boxes) if b["kind"] == "node"}
+    group_box = {b["id"]: i for i, b in enumerate(boxes) if b["kind"] == "group"}
+    owner = {}
+    for gid, grp in enumerate(groups):
+        for item in grp["items"]:
+            if item >= 0:
+                owner[item] = gid
+
+    def rep(v: int) -> int | None:
+        if v in node_box:
+            return node_box[v]
+        gid, closed = owner.get(v, 0), None
+        while gid > 0:
+            if gid not in expanded:
+                closed = gid
+            gid = groups[gid]["parent"]
+        return group_box.get(closed) if closed is not None else None
+
+    width = max((b["x"] + b["w"] for b in boxes), default=0) + 10
+    height = max((b["y"] + b["h"] for b in boxes), default=0) + 10
+    scale = min(1.0, max_width / width) if width else 1.0
+    out = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width * scale:.0f}' height='{height * scale:.0f}' "
+        f"viewBox='0 0 {width:.0f} {height:.0f}' font-family='monospace' font-size='11'>"
+    ]
+    for b in boxes:
+        if b["kind"] == "group" and b["open"]:
+            out.append(
+                f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']:.1f}' height='{b['h']:.1f}' "
+                f"fill='#f4f4fa' stroke='#b4b4c8'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 14:.1f}' "
+                f"fill='#555'>{escape(groups[b['id']]['label'])}</text>"
+            )
+    seen = set()
+    for v, inputs in enumerate(payload["in"]):
+        for u in inputs:
+            a, b = rep(u), rep(v)
+            if a is None or b is None or a == b or (a, b) in seen:
+                continue
+            seen.add((a, b))
+            A, B = boxes[a], boxes[b]
+            sx, sy, tx, ty = A["x"] + A["w"] / 2, A["y"] + A["h"], B["x"] + B["w"] / 2, B["y"]
+            bend = max(20.0, abs(ty - sy) / 2)
+            out.append(
+                f"<path d='M{sx:.1f},{sy:.1f} C{sx:.1f},{sy + bend:.1f} {tx:.1f},{ty - bend:.1f} "
+                f"{tx:.1f},{ty:.1f}' fill='none' stroke='#9aa0a6'/>"
+            )
+    strings = payload["strings"]
+    for b in boxes:
+        if b["kind"] == "group" and not b["open"]:
+            grp = groups[b["id"]]
+            out.append(
+                f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']}' height='{b['h']}' fill='#eef2ff' "
+                f"stroke='#6366f1'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 14:.1f}'>{escape(_clip(grp['label']))}</text>"
+                f"<text x='{b['x'] + 6:.1f}' y='{b['y'] + 28:.1f}' fill='#555'>{grp['size']} nodes</text>"
+            )
+        elif b["kind"] == "node":
+            v = b["id"]
+            op = payload["op"][v]
+            what = strings[payload["target"][v]] if op == 1 else payload["ops"][op]
+            out.append(
+                f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']}' height='{b['h']}' "
+                f"fill='{'#dbeafe' if op == 0 else '#ffffff'}' stroke='#6b7280'/>"
+                f"<text x='{b['x'] + 5:.1f}' y='{b['y'] + 13:.1f}'>{escape(_clip(payload['names'][v]))}</text>"
+                f"<text x='{b['x'] + 5:.1f}' y='{b['y'] + 27:.1f}' fill='#4b5563'>{escape(_clip(what))}</text>"
+            )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _clip(text: str, n: int = 24) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"

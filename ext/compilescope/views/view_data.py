@@ -1,0 +1,242 @@
+"""The result view's data: a Capture turned into JSON-ready parts, with the cross-links resolved.
+
+Cross-links come only from what the capture records: a node's `# File:` line, a kernel's fused
+post-grad nodes and provenance lines, and the names that the forward and backward graphs share.
+"""
+
+from __future__ import annotations
+
+from ..model.capture import Capture
+from ..model.compile import Compile
+from ..model.graph import Graph, Node
+from ..model.summary import human_bytes
+from .explorer_data import explorer_payload
+from .math_text import pretty_expr
+
+# The stages, in pipeline order, with the names people say.
+STAGES = (
+    ("dynamo_output_graph", "Dynamo graph"),
+    ("aot_joint_graph", "AOT joint graph"),
+    ("aot_forward_graph", "forward"),
+    ("aot_backward_graph", "backward"),
+    ("aot_inference_graph", "inference"),
+    ("after_pre_grad_graph", "pre-grad"),
+    ("inductor_post_grad_graph", "post-grad"),
+    ("compiled_autograd_graph", "compiled autograd"),
+)
+PARTITION = "partition"  # the forward and backward drawn as one graph, joined by saved tensors
+
+
+def _sample(sample) -> dict | None:
+    if sample is None:
+        return None
+    return {
+        "median": sample.median_s,
+        "min": sample.min_s,
+        "max": sample.max_s,
+        "n": sample.repeats,
+    }
+
+
+def partition_graph(c: Compile) -> Graph | None:
+    """Forward and backward as one graph: the saved tensors are the edges that cross between them."""
+    forward, backward = c.graph("aot_forward_graph"), c.graph("aot_backward_graph")
+    if forward is None or backward is None:
+        return None
+    saved = {s.name for s in (c.partition.saved if c.partition else ())}
+    nodes = []
+    for n in forward.nodes:
+        nodes.append(_renamed(n, "fw.", "forward", "fw."))
+    for n in backward.nodes:
+        if n.op == "placeholder" and n.name in saved:
+            continue  # drawn as the forward node it is: the edge crosses the boundary
+        inputs = tuple(("fw." if i in saved else "bw.") + i for i in n.inputs)
+        nodes.append(_renamed(n, "bw.", "backward", inputs=inputs))
+    note = {f"fw.{name}": "saved for backward" for name in saved}
+    nodes = [Node(**{**n.__dict__, "note": note[n.name]}) if n.name in note else n for n in nodes]
+    return Graph(PARTITION, "", nodes)
+
+
+def _renamed(
+    node: Node, prefix: str, side: str, input_prefix: str = "", inputs: tuple | None = None
+) -> Node:
+    values = dict(node.__dict__)
+    values["name"] = prefix + node.name
+    values["inputs"] = (
+        inputs if inputs is not None else tuple(input_prefix + i for i in node.inputs)
+    )
+    # The side is the outer group; the module path (if any) groups inside it.
+    values["module_path"] = side + ("." + node.module_path if node.module_path else "")
+    return Node(**values)
+
+
+def _loc(loc) -> list | None:
+    return [loc.file, loc.line] if loc else None
+
+
+def _kernels(c: Compile, capture: Capture) -> list[dict]:
+    times = {}
+    if capture.timings:
+        times = {k.kernel: k for k in capture.timings.kernels_of(str(c.id))}
+    out = []
+    for code in c.output_code:
+        for k in code.kernels:
+            t = times.get(k.name)
+            out.append(
+                {
+                    "name": k.name,
+                    "lang": k.language,
+                    "role": code.role,
+                    "source": k.source,
+                    "calls": k.calls,
+                    "fused": list(k.fused_nodes),
+                    "origins": list(k.origin_nodes),
+                    "aten": list(k.aten_ops),
+                    "lines": [_loc(s) for s in k.source_lines],
+                    "time": _sample(t.time) if t else None,
+                    "calls_per_run": t.calls_per_run if t else None,
+                }
+            )
+    return out
+
+
+def _node_lines(graph: Graph) -> dict[str, list]:
+    """file -> line -> node names, for the cell's line marks."""
+    out: dict = {}
+    for n in graph.nodes:
+        if n.source:
+            out.setdefault(n.source.file, {}).setdefault(n.source.line, []).append(n.name)
+    return out
+
+
+def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
+    """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
+    kernels = _kernels(c, capture)
+    kernels_of: dict[str, list[str]] = {}
+    for k in kernels:
+        for name in k["fused"]:
+            kernels_of.setdefault(name, []).append(k["name"])
+    stages = []
+    for kind, label in STAGES:
+        for number, graph in enumerate(c.graphs.get(kind, ())):
+            title = label + (f" #{number + 1}" if number else "")
+            post_grad = kind == "inductor_post_grad_graph"
+            graphs.append(
+                explorer_payload(graph, title=title, kernels_of=kernels_of if post_grad else None)
+            )
+            stages.append(
+                {
+                    "kind": kind,
+                    "label": title,
+                    "graph": len(graphs) - 1,
+                    "nodes": len(graph.nodes),
+                    "ops": graph.op_count,
+                    "text": graph.text,
+                    "lines": _node_lines(graph),
+                }
+            )
+        if kind == "aot_backward_graph" and c.graphs.get(kind):
+            joined = partition_graph(c)
+            if joined is not None:
+                graphs.append(explorer_payload(joined, title="forward | backward"))
+                stages.append(
+                    {
+                        "kind": PARTITION,
+                        "label": "partition (forward | backward)",
+                        "graph": len(graphs) - 1,
+                        "nodes": len(joined.nodes),
+                        "ops": joined.op_count,
+                        "text": "",
+                        "lines": {},
+                    }
+                )
+    partition = c.partition
+    saved = []
+    if partition:
+        backward = c.graph("aot_backward_graph")
+        users = {
+            s.name: [n.name for n in backward.nodes if s.name in n.inputs] if backward else []
+            for s in partition.saved
+        }
+        saved = [
+            {"name": s.name, "type": s.type_text, "bytes": s.nbytes, "users": users[s.name]}
+            for s in partition.saved
+        ]
+    timing = None
+    if capture.timings:
+        g = next((g for g in capture.timings.graphs if g.compile_id == str(c.id)), None)
+        if g is not None:
+            timing = {
+                "what": g.what,
+                "eager": _sample(g.eager),
+                "compiled": _sample(g.compiled),
+                "speedup": g.speedup,
+                "note": g.note,
+                "kernel_sum": capture.timings.kernel_sum_s(str(c.id)),
+            }
+    f = c.frame
+    return {
+        "id": str(c.id),
+        "status": c.status,
+        "frame": {"function": f.function, "file": f.file, "line": f.line, "cell": f.cell},
+        "breaks": [
+            {"reason": b.reason, "loc": _loc(b.location), "cell": b.cell} for b in c.graph_breaks
+        ],
+        "recompiles": list(c.recompile_reasons),
+        "restarts": list(c.restart_reasons),
+        "failure": c.failure,
+        "stages": stages,
+        "kernels": kernels,
+        "output_code": [
+            {"role": o.role, "aot_id": o.aot_id, "text": o.text} for o in c.output_code
+        ],
+        "saved": saved,
+        "saved_bytes": partition.saved_bytes if partition else None,
+        "saved_text": human_bytes(partition.saved_bytes) if partition and partition.saved else "",
+        "guards": c.guards,
+        "symbols": [
+            {"name": s.name, "source": s.source, "value": s.value, "range": s.range}
+            for s in c.symbols
+        ],
+        "shape_guards": [
+            {"expr": g.expr, "math": pretty_expr(g.expr), "loc": _loc(g.location)}
+            for g in c.shape_guards
+        ],
+        "stage_times": [
+            {"name": s.name, "start": s.start_us, "dur": s.duration_us, "depth": s.depth}
+            for s in c.stage_times
+        ],
+        "compile_s": c.compile_time_s,
+        "repros": list(c.repros),
+        "timing": timing,
+    }
+
+
+def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
+    """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them."""
+    from .summary_html import devices
+
+    graphs: list[dict] = []
+    compiles = [compile_data(c, capture, graphs) for c in capture]
+    cells = []
+    for file, text in capture.sources.items():
+        number = next((c.frame.cell for c in capture if c.frame.file == file), None)
+        cells.append({"file": file, "cell": number, "text": text})
+    data = {
+        "version": 1,
+        "torch": capture.torch_version,
+        "source": capture.source,
+        "device": devices(capture),
+        "partial": capture.partial,
+        "skipped": [{"reason": s.reason, "count": s.count} for s in capture.skipped],
+        "compiles": compiles,
+        "graphs": graphs,
+        "cells": cells,
+        "timing_device": capture.timings.device if capture.timings else None,
+        "diff": None,
+    }
+    if before is not None:
+        from ..model.diff import diff
+
+        data["diff"] = diff(before, capture).summary()
+    return data

@@ -1,0 +1,108 @@
+"""A real `jupyter lab` on 127.0.0.1 and Debian's Chromium driven by Playwright, started here."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+# What the probe of these machines found necessary: no sandbox as root, and no background
+# networking (the closed network refuses it, many connections at a time).
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make setup-browser` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh page that records page errors and any alert/confirm/prompt (none may happen)."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    pg = context.new_page()
+    pg.errors, pg.dialogs = [], []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    yield pg
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=False)
+    except Exception:  # a screenshot is a by-product; the test's own result stands
+        pass
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def jupyter_server(tmp_path_factory):
+    """`jupyter lab` on 127.0.0.1 with its own config, data and settings; stopped at the end."""
+    from notebooks.kernel import install_kernelspec
+
+    root = tmp_path_factory.mktemp("lab")
+    home = root / "home"
+    (home / "notebooks").mkdir(parents=True)
+    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    # No news popup over the page.
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    install_kernelspec(root / "kernels")
+    port, token = _free_port(), "compilescope-test-token"
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
+         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={home / 'notebooks'}",
+         "--ServerApp.disable_check_xsrf=True"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(proc.stdout.read().decode(errors="replace")) from None
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        raise RuntimeError("jupyter lab did not start within 90 s")
+    yield {"base": base, "token": token, "dir": home / "notebooks"}
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()

@@ -1,0 +1,134 @@
+"""The result view's data and fallback, on recorded captures: cross-links, groups, escaping."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from compilescope.views.explorer_data import COLLAPSE_ABOVE, GROUP_LIMIT, explorer_payload
+from compilescope.views.math_text import pretty_expr
+from compilescope.views.result_view import fallback_html, report_html, view_data
+from compilescope.views.static_graph import graph_svg
+from compilescope.views.view_data import partition_graph
+
+EVIL = '"><img src=x onerror=alert(1)></script><script>alert(2)</script>javascript:alert(3)'
+
+
+def test_every_stage_of_a_training_capture_has_a_graph(loaded):
+    data = view_data(loaded("module_backward"))
+    (c,) = [c for c in data["compiles"] if c["stages"]]
+    kinds = [s["kind"] for s in c["stages"]]
+    for kind in ("dynamo_output_graph", "aot_joint_graph", "aot_forward_graph",
+                 "aot_backward_graph", "partition", "inductor_post_grad_graph"):  # fmt: skip
+        assert kind in kinds
+    for stage in c["stages"]:
+        assert len(data["graphs"][stage["graph"]]["names"]) == stage["nodes"] > 0
+
+
+def test_kernels_link_to_post_grad_nodes_that_exist(loaded):
+    capture = loaded("module_backward")
+    data = view_data(capture)
+    for c, model in zip(data["compiles"], capture, strict=True):
+        post = [s for s in c["stages"] if s["kind"] == "inductor_post_grad_graph"]
+        if not post:
+            continue
+        names = set(data["graphs"][post[0]["graph"]]["names"])
+        fused = [n for k in c["kernels"] for n in k["fused"]]
+        assert fused and set(fused) <= {
+            n.name for g in model.graphs["inductor_post_grad_graph"] for n in g.nodes
+        }
+        assert set(fused) & names
+        # The explorer's node -> kernel column is the reverse of the kernel's fused nodes.
+        g = data["graphs"][post[0]["graph"]]
+        back = {
+            g["names"][i]: [g["strings"][s] for s in ks] for i, ks in enumerate(g["kernels"]) if ks
+        }
+        for k in c["kernels"]:
+            for n in k["fused"]:
+                if n in names:
+                    assert k["name"] in back[n]
+
+
+def test_partition_joins_forward_makers_to_backward_users(loaded):
+    c = next(c for c in loaded("module_backward") if c.partition)
+    joined = partition_graph(c)
+    by_name = {n.name: n for n in joined.nodes}
+    for saved in c.partition.saved:
+        assert by_name[f"fw.{saved.name}"].note == "saved for backward"
+        users = [n for n in joined.nodes if f"fw.{saved.name}" in n.inputs]
+        assert any(u.name.startswith("bw.") for u in users)  # crosses into the backward
+    assert not any(n.name.startswith("bw.") and n.name[3:] in {s.name for s in c.partition.saved}
+                   for n in joined.nodes)  # fmt: skip
+
+
+def test_cell_lines_link_to_nodes(loaded):
+    data = view_data(loaded("graph_break"))
+    lines = [st["lines"] for c in data["compiles"] for st in c["stages"] if st["lines"]]
+    assert lines and all(isinstance(n, int) for f in lines[0].values() for n in f)
+
+
+def test_big_graphs_are_grouped_and_collapsed(loaded):
+    graph = max((g for c in loaded("gpt2") for gs in c.graphs.values() for g in gs),
+                key=lambda g: len(g.nodes))  # fmt: skip
+    payload = explorer_payload(graph)
+    assert len(graph.nodes) > COLLAPSE_ABOVE and payload["collapsed"]
+    seen = []
+    for group in payload["groups"]:
+        assert len(group["items"]) <= GROUP_LIMIT
+        seen += [i for i in group["items"] if i >= 0]
+        assert len(group["x"]) == len(group["y"]) == len(group["items"])
+    assert sorted(seen) == list(range(len(graph.nodes)))  # every node in exactly one group
+    assert sum(g["size"] for g in payload["groups"] if g["parent"] == 0) + len(
+        [i for i in payload["groups"][0]["items"] if i >= 0]
+    ) == len(graph.nodes)
+    assert len(json.dumps(payload)) / len(graph.nodes) < 300  # bytes per node sent to the browser
+
+
+def test_module_paths_make_the_groups(loaded):
+    graph = max((c.graph("dynamo_output_graph") for c in loaded("gpt2") if c.graph("dynamo_output_graph")),
+                key=lambda g: len(g.nodes))  # fmt: skip
+    labels = {g["label"] for g in explorer_payload(graph)["groups"]}
+    assert any(label.startswith("h") or ".h" in label or label.isdigit() for label in labels), (
+        labels
+    )
+
+
+def test_sympy_guards_read_as_math():
+    assert pretty_expr("Eq(Mod(s0, 2), 0)") == "s0 mod 2 = 0"
+    assert pretty_expr("s0**2 <= 4096") == "s0\u00b2 \u2264 4096"
+    assert pretty_expr("Ne(s0, 1)") == "s0 \u2260 1"
+    assert pretty_expr("(s0 + 1)*s1") == "(s0 + 1)\u00b7s1"
+    assert pretty_expr("__import__('os').system('x')") == "__import__('os').system('x')"  # as text
+
+
+def _evil(capture):
+    c = capture.compiles[0]
+    graph = c.graph("aot_forward_graph")
+    nodes = list(graph.nodes)
+    nodes[1] = dataclasses.replace(nodes[1], name=EVIL, target=EVIL, type_text=EVIL)
+    graphs = {**c.graphs, "aot_forward_graph": (type(graph)(graph.kind, EVIL, nodes),)}
+    code = c.output_code[0]
+    code = dataclasses.replace(
+        code, kernels=(dataclasses.replace(code.kernels[0], name=EVIL, source=EVIL),)
+    )
+    c = dataclasses.replace(c, graphs=graphs, output_code=(code,), guards=EVIL,
+                            frame=dataclasses.replace(c.frame, function=EVIL))  # fmt: skip
+    return dataclasses.replace(capture, compiles=(c,), partial=EVIL, sources={EVIL: EVIL})
+
+
+def test_fallback_and_report_escape_everything(loaded):
+    capture = _evil(loaded("module_backward"))
+    data = view_data(capture)
+    html = fallback_html(capture, data)
+    assert "<img" not in html and "<script" not in html and "&lt;img src=x" in html
+    report = report_html(capture)
+    # Only the report's own two script elements; the data cannot close them.
+    assert report.count("<script") == 2 and "<img" not in report
+    assert report.count("</script>") == 2
+
+
+def test_static_picture_draws_every_visible_node(loaded):
+    c = next(c for c in loaded("module_backward") if c.graph("aot_forward_graph"))
+    payload = explorer_payload(c.graph("aot_forward_graph"))
+    svg = graph_svg(payload)
+    assert svg.startswith("<svg") and svg.count("<rect") >= len(payload["names"])
