@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The CPU build on this kind of machine; an unpinned torch pulls a multi-GB CUDA build.
 TORCH_PIN ?= torch==2.13.0
 
-.PHONY: help setup demo lab test test-fast lint format bench clean
+.PHONY: help setup setup-browser demo lab test test-fast lint format bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -18,29 +18,36 @@ setup: $(BIN)/python  ## create .venv with pinned CPU torch and compilescope (ed
 	$(BIN)/pip install -q $(TORCH_PIN)
 	$(BIN)/pip install -q -e '.[test]'
 
+setup-browser:  ## install Debian's chromium for the browser tests (Playwright drives it; no downloads)
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
+		else sudo apt-get update -q && sudo apt-get install -y -q chromium; fi; }
+
 demo: setup  ## capture a small model and print what torch.compile did
 	$(BIN)/python -m compilescope demo
 
 lab: setup  ## open JupyterLab on the notebooks
-	$(BIN)/pip install -q jupyterlab
 	$(BIN)/jupyter lab notebooks/
 
-test: setup  ## set up and run the whole test suite
+test: setup setup-browser  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q
 
 test-fast: ## run only the tests that need no compile (model and parser tiers)
-	$(BIN)/python -m pytest -q -m "not torch and not slow"
+	$(BIN)/python -m pytest -q -m "not torch and not slow and not browser"
 
 lint:  ## ruff check and format check
-	$(BIN)/ruff check ext tests benchmarks
-	$(BIN)/ruff format --check ext tests benchmarks
+	$(BIN)/ruff check ext tests benchmarks kernels
+	$(BIN)/ruff format --check ext tests benchmarks kernels
 
 format:  ## ruff fix and format
-	$(BIN)/ruff check --fix ext tests benchmarks
-	$(BIN)/ruff format ext tests benchmarks
+	$(BIN)/ruff check --fix ext tests benchmarks kernels
+	$(BIN)/ruff format ext tests benchmarks kernels
 
-bench: setup  ## run the capture benchmarks and print figures for benchmarks/RESULTS.md
+bench: setup setup-browser  ## run the benchmarks and print figures for benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/bench_capture.py
+	@command -v dot >/dev/null || apt-get install -y -q graphviz
+	$(BIN)/python benchmarks/bench_layout.py
+	$(BIN)/python benchmarks/bench_paint.py
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache

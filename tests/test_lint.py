@@ -16,14 +16,17 @@ def ruff() -> str:
 
 def test_ruff_check():
     result = subprocess.run(
-        [ruff(), "check", "ext", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+        [ruff(), "check", "ext", "tests", "benchmarks", "kernels"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_format():
     result = subprocess.run(
-        [ruff(), "format", "--check", "ext", "tests", "benchmarks"],
+        [ruff(), "format", "--check", "ext", "tests", "benchmarks", "kernels"],
         cwd=ROOT,
         capture_output=True,
         text=True,

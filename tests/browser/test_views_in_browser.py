@@ -54,10 +54,22 @@ def notebook(jupyter_server):
 def run_all(page) -> None:
     page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=120_000)
     for index in range(2):
-        page.locator(".jp-Cell .jp-InputPrompt").nth(index).click()  # selects it, command mode
-        page.keyboard.press("Shift+Enter")
-        page.wait_for_selector(f".jp-Cell >> nth={index} >> .jp-InputPrompt:has-text('[1')"
-                               if index == 0 else ".jp-OutputArea-output", timeout=120_000)  # fmt: skip
+        prompt = page.locator(".jp-Cell .jp-InputPrompt").nth(index)
+        for _attempt in range(5):  # a key press right after the page settles can be dropped
+            prompt.click()  # selects the cell, in command mode
+            page.keyboard.press("Shift+Enter")
+            try:
+                page.wait_for_function(
+                    "e => !e.textContent.includes('[ ]')",
+                    arg=prompt.element_handle(),
+                    timeout=10_000,
+                )
+                break
+            except Exception:
+                continue
+        page.wait_for_function(
+            "e => !e.textContent.includes('[*]')", arg=prompt.element_handle(), timeout=240_000
+        )
     shown = page.wait_for_selector(
         ".cs-root[data-ready='1'], .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
         timeout=240_000,
@@ -113,8 +125,10 @@ def test_notebook7_renders_and_links(page, notebook):
     page.goto(f"{notebook['base']}/notebooks/nb7.ipynb?token={notebook['token']}")
     run_all(page)
     exercise_view(page)
-    # Notebook 7 logs a harmless error of its own on load (reading 'schema'); ours would differ.
-    assert [e for e in page.errors if "schema" not in e] == [] and page.dialogs == []
+    # Notebook 7 logs harmless errors of its own on load (reading 'schema', a file-browser
+    # command it does not register); ours would differ.
+    own = ("schema", "filebrowser:open-path")
+    assert [e for e in page.errors if not any(o in e for o in own)] == [] and page.dialogs == []
 
 
 def _offline(page) -> list:
@@ -146,9 +160,9 @@ def test_report_works_offline(page, loaded, tmp_path):
     assert collapsed < total == int(explorer.get_attribute("data-visible-nodes"))
     # Searching opens the groups that hold what it found.
     explorer.locator("button[data-action='collapse']").click()
-    explorer.locator(".cs-search").fill("softmax")
+    explorer.locator(".cs-search").fill("layer_norm")
     explorer.locator(".cs-search").press("Enter")
-    assert int(explorer.get_attribute("data-found")) >= 2
+    assert int(explorer.get_attribute("data-found")) >= 5  # ln_1, ln_2 per layer, ln_f
     assert int(explorer.get_attribute("data-visible-nodes")) > collapsed
     page.click("button[data-tab='code']")
     page.locator(".cs-kernel-row:has(td:text-is('cpp'))").first.click()
