@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The CPU build on this kind of machine; an unpinned torch pulls a multi-GB CUDA build.
 TORCH_PIN ?= torch==2.13.0
 
-.PHONY: help setup setup-browser demo lab test test-fast lint format bench clean
+.PHONY: help setup setup-browser demo lab test tutorials test-fast lint format bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -31,6 +31,9 @@ lab: setup  ## open JupyterLab on the notebooks
 
 test: setup setup-browser  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q
+
+tutorials: setup  ## execute every notebook in notebooks/ in a fresh env built from binder/
+	$(BIN)/python -m pytest -q -m tutorials
 
 test-fast: ## run only the tests that need no compile (model and parser tiers)
 	$(BIN)/python -m pytest -q -m "not torch and not slow and not browser"

@@ -1,0 +1,135 @@
+"""The tutorials in notebooks/: committed clean, and each one executed top to bottom on a real
+kernel of a fresh environment built from binder/'s files (see tutorial_env.py)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from notebooks.tutorial_env import (
+    BINDER,
+    KERNEL_NAME,
+    NOTEBOOKS,
+    ROOT,
+    install_kernelspec,
+    local_requirements,
+    tutorial_venv,
+)
+
+TUTORIALS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+ARTIFACTS = ROOT / "tests" / "artifacts" / "tutorials"  # executed copies, for reading failures
+RICH = ("text/html", "application/vnd.jupyter.widget-view+json")
+
+
+def test_tutorials_are_numbered_01_to_08():
+    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 9)], TUTORIALS
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_committed_notebooks_are_clean(path):
+    """No outputs or execution counts in git: small diffs, and nothing stale shown on Binder."""
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, (path.name, cell.source)
+
+
+def test_binder_pins_the_torch_the_makefile_pins():
+    pins = local_requirements((BINDER / "requirements.txt").read_text())
+    makefile_pin = re.search(r"^TORCH_PIN \?= (\S+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert makefile_pin and makefile_pin.group(1) in pins
+
+
+def test_readme_badge_opens_the_quickstart():
+    readme = (ROOT / "README.md").read_text()
+    badge = re.search(r"\(https://mybinder\.org/v2/gh/[^)\s]+\)", readme)
+    assert badge, "no mybinder.org/v2/gh link in README.md"
+    urlpath = badge.group(0).split("urlpath=", 1)[1].rstrip(")")
+    assert urlpath == "lab/tree/notebooks/01_quickstart.ipynb"
+    assert (ROOT / urlpath.removeprefix("lab/tree/")).exists()
+
+
+def test_repo2docker_reads_binder():
+    """repo2docker --no-build writes the Dockerfile it would build (no Docker needed)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "repo2docker", "--no-build", "--debug", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    dockerfile = done.stdout
+    assert "Building conda environment for python=3.11" in done.stderr
+    assert re.search(r"apt-get install --yes --no-install-recommends g\+\+", dockerfile)
+    assert 'pip install --no-cache-dir -r "binder/requirements.txt"' in dockerfile
+    assert "./binder/postBuild" in dockerfile
+    assert 'R2D_ENTRYPOINT="${REPO_DIR}/binder/start"' in dockerfile
+
+
+@pytest.fixture(scope="module")
+def binder_kernel(tmp_path_factory) -> Path:
+    venv = tutorial_venv()
+    install_kernelspec(venv, tmp_path_factory.mktemp("jupyter"))
+    return venv
+
+
+def _first_line(cell) -> str:
+    return cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+
+
+def shows_a_view(cell) -> bool:
+    """A cell that should display compilescope's view: %%compile_fx (not --quiet), or show()."""
+    first = _first_line(cell)
+    magic = first.startswith("%%compile_fx") and "--quiet" not in first
+    return magic or "compilescope.show(" in cell.source
+
+
+@pytest.mark.slow
+@pytest.mark.tutorials
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_tutorial_runs_in_the_binder_environment(binder_kernel, path):
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        kernel_name=KERNEL_NAME,
+        timeout=600,
+        startup_timeout=120,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},  # run where Jupyter would: notebooks/
+    )
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        pytest.fail(f"{path.name}: a cell failed:\n{str(error)[-4000:]}", pytrace=False)
+    finally:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, ARTIFACTS / path.name)
+    took = time.perf_counter() - start
+    with open(ARTIFACTS / "times.txt", "a") as times:
+        times.write(f"{path.name} {took:.1f} s\n")
+
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in code:
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        expected = "raises-exception" in cell.metadata.get("tags", [])
+        # nbclient already fails on unexpected errors; a cell that should fail must fail too.
+        assert bool(errors) == expected, (path.name, cell.source)
+    views = [c for c in code if shows_a_view(c)]
+    assert views, f"{path.name} never shows compilescope's view"
+    for cell in views:
+        rich = [
+            o
+            for o in cell.outputs
+            if o.output_type in ("display_data", "execute_result")
+            and any(m in o.data for m in RICH)
+        ]
+        assert rich, (path.name, _first_line(cell), [o.output_type for o in cell.outputs])
