@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
+# Triton reads TRITON_INTERPRET when it is first imported, and collecting the torch tests can
+# import it (through torch._inductor) long before the kernel tests run: set it for the session.
+os.environ.setdefault("TRITON_INTERPRET", "1")
 sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.conftest
 
 WORKLOAD_FIXTURES = (
