@@ -19,7 +19,6 @@ function csEl(tag, attrs, text) {
 function csPrepare(g) {
   const n = g.names.length;
   const owner = new Int32Array(n);
-  const groupOfItem = [];
   g.groups.forEach((grp, gid) => {
     grp.items.forEach((item) => { if (item >= 0) owner[item] = gid; });
   });
@@ -28,7 +27,7 @@ function csPrepare(g) {
   const depth = g.groups.map(() => 0);
   g.groups.forEach((grp, gid) => { if (gid > 0) depth[gid] = depth[grp.parent] + 1; });
   const byName = new Map(g.names.map((name, i) => [name, i]));
-  return { n, owner, users, depth, byName, groupOfItem };
+  return { n, owner, users, depth, byName };
 }
 
 function csCreateExplorer(container, g, opts) {
@@ -176,20 +175,14 @@ function csCreateExplorer(container, g, opts) {
     for (const [a, b] of edges) {
       const A = boxes[a], B = boxes[b];
       if (Math.max(A.y + A.h, B.y) < y0 || Math.min(A.y + A.h, B.y) > y1) continue;
-      const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
-      const bend = Math.max(20, Math.abs(ty - sy) / 2);
-      ctx.moveTo(sx, sy);
-      ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+      edgePath(A, B);
     }
     ctx.stroke();
     if (highlight.size) {
       ctx.strokeStyle = "#e8710a"; ctx.lineWidth = 2 / view.k; ctx.beginPath();
       for (const [a, b, u, v] of edges) {
         if (!(highlight.has(u) && highlight.has(v))) continue;
-        const A = boxes[a], B = boxes[b];
-        const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
-        const bend = Math.max(20, Math.abs(ty - sy) / 2);
-        ctx.moveTo(sx, sy); ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+        edgePath(boxes[a], boxes[b]);
       }
       ctx.stroke(); ctx.lineWidth = 1 / view.k;
     }
@@ -225,6 +218,13 @@ function csCreateExplorer(container, g, opts) {
     });
     ctx.globalAlpha = 1;
     root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
+  }
+  function edgePath(A, B) {
+    // From the bottom of the source to the top of the target (static_graph.py draws the same).
+    const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+    const bend = Math.max(20, Math.abs(ty - sy) / 2);
+    ctx.moveTo(sx, sy);
+    ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
   }
   function clip(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
   function redraw() { if (!frame) frame = requestAnimationFrame(draw); }

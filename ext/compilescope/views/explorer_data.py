@@ -128,7 +128,7 @@ def _split_oversized(groups: list[_Group], gid: int) -> None:
 
 
 def _layout_group(
-    groups: list[_Group], gid: int, owner: list[int], inputs: list[list[int]]
+    groups: list[_Group], gid: int, inside: list[list[int]], inputs: list[list[int]]
 ) -> dict:
     """Lay out one group's items (its nodes and child groups) with the edges between them."""
     group = groups[gid]
@@ -143,7 +143,7 @@ def _layout_group(
             first.append(groups[ref].first)
     for child_index, (kind, ref) in enumerate(items):
         if kind == "g":
-            for i in _nodes_in(groups, ref):
+            for i in inside[ref]:
                 item_of[i] = child_index
     edges = set()
     for index in item_of:
@@ -161,11 +161,12 @@ def _layout_group(
     }
 
 
-def _nodes_in(groups: list[_Group], gid: int) -> list[int]:
-    out = list(groups[gid].members)
-    for child in groups[gid].children:
-        out.extend(_nodes_in(groups, child))
-    return out
+def _nodes_inside(groups: list[_Group]) -> list[list[int]]:
+    """Every node index inside each group, all levels (children come after their parents)."""
+    inside = [list(g.members) for g in groups]
+    for gid in range(len(groups) - 1, 0, -1):
+        inside[groups[gid].parent].extend(inside[gid])
+    return inside
 
 
 def explorer_payload(graph: Graph, *, title: str = "", kernels_of: dict | None = None) -> dict:
@@ -178,11 +179,8 @@ def explorer_payload(graph: Graph, *, title: str = "", kernels_of: dict | None =
     strings = _Strings()
     inputs = [[index[name] for name in n.inputs if name in index] for n in nodes]
     groups = build_groups(nodes)
-    owner = [0] * len(nodes)
-    for gid, g in enumerate(groups):
-        for i in g.members:
-            owner[i] = gid
-    layouts = [_layout_group(groups, gid, owner, inputs) for gid in range(len(groups))]
+    inside = _nodes_inside(groups)
+    layouts = [_layout_group(groups, gid, inside, inputs) for gid in range(len(groups))]
     kernels_of = kernels_of or {}
     return {
         "title": title or graph.kind,
