@@ -147,6 +147,20 @@ def test_partitioners_both_run(ip, run):
     assert torch_state()[4] is None
 
 
+def test_default_partitioner_with_inductor(ip, run):
+    # Inductor calls its custom partitioner with min-cut's keywords (compiler=...); this
+    # used to raise TypeError inside default_partition.
+    ip.user_ns["v"] = __import__("torch").randn(8, requires_grad=True)
+    result = run(
+        "g = (v.sin() * 2).sum()\ng.backward()",
+        "--backend inductor --partitioner default --out cap_ind_default",
+    )
+    assert result.success, result.error_in_exec
+    assert any(c.partition for c in ip.user_ns["cap_ind_default"])
+    assert any(c.kernels for c in ip.user_ns["cap_ind_default"])
+    assert torch_state()[4] is None
+
+
 def test_compiled_autograd_graph(ip, run):
     ip.user_ns["t"] = __import__("torch").randn(8, requires_grad=True)
     run("s = (t * t).sum()\ns.backward()", "--backend aot_eager --compiled-autograd --out cap_ca")

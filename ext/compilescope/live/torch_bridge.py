@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import re
 import warnings
@@ -197,9 +198,15 @@ def default_partitioner() -> object:
             f"this torch ({torch.__version__}) cannot change Inductor's partitioner"
         ) from error
 
+    # Inductor calls the partitioner with min-cut's arguments (compiler=..., see
+    # torch/_inductor/compile_fx.py partition_fn); default_partition takes fewer, so pass
+    # only the keywords it declares.
+    accepted = set(inspect.signature(default_partition).parameters)
+
     class DefaultPartition(CustomPartitionerFn):
         def __call__(self, gm, joint_inputs, **kwargs):
-            return default_partition(gm, joint_inputs, **kwargs)
+            kept = {name: value for name, value in kwargs.items() if name in accepted}
+            return default_partition(gm, joint_inputs, **kept)
 
         def uuid(self) -> str:
             return "compilescope.default_partition"
