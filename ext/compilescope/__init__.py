@@ -60,8 +60,9 @@ def show(capture: Capture, before: Capture | None = None) -> None:
 
     from .views.result_view import result_view
 
-    if not isinstance(capture, Capture):
-        raise TypeError(f"show() takes a compilescope.Capture, not {type(capture).__name__}")
+    capture = _as_capture(capture, "show", "capture")
+    if before is not None:
+        before = _as_capture(before, "show", "before")
     display(result_view(capture, before))
 
 
@@ -80,8 +81,21 @@ def explore(graph, title: str = ""):
     return explorer_view(graph, title=title or graph.kind)
 
 
+def _as_capture(value: object, caller: str, argument: str) -> Capture:
+    """A Capture, or what `capturing()` yielded (its `.capture`); anything else is a TypeError."""
+    if isinstance(value, Capture):
+        return value
+    if type(value).__name__ == "CaptureHandle":  # not imported: that module imports torch
+        return value.capture
+    raise TypeError(
+        f"{caller}() takes a compilescope.Capture for {argument!r}"
+        f" (from capture(), capturing(), load_trace() or %%compile_fx --out),"
+        f" not {type(value).__name__}"
+    )
+
+
 def diff(before: Capture, after: Capture):
     """What changed between two captures (or two ranks: diff(cap.rank(0), cap.rank(1)))."""
     from .model.diff import diff as _diff
 
-    return _diff(before, after)
+    return _diff(_as_capture(before, "diff", "before"), _as_capture(after, "diff", "after"))

@@ -90,6 +90,16 @@ def test_capturing_sees_the_users_own_compile_and_restores_state():
     assert c.graph("aot_inference_graph").op_count == 2
 
 
+def test_show_and_diff_take_the_capturing_handle(capsys):
+    with compilescope.capturing() as cap:
+        torch.compile(lambda a: a.tan() * 3, backend="aot_eager")(torch.randn(4))
+    compilescope.show(cap)  # outside a notebook IPython's display prints the text fallback
+    assert "ops: dynamo 2, infer 2" in capsys.readouterr().out
+    assert compilescope.diff(cap, cap.capture).same
+    with pytest.raises(TypeError, match="show\\(\\) takes a compilescope.Capture for 'before'"):
+        compilescope.show(cap, before=42)
+
+
 def test_state_is_restored_when_the_code_raises():
     before = trace_logger_state(), settings_state()
     with pytest.raises(ZeroDivisionError):

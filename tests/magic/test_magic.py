@@ -176,6 +176,19 @@ def test_diff_with_a_stored_capture(ip, run, capsys):
     assert "aot_inference_graph" in capsys.readouterr().out
 
 
+def test_diff_of_the_same_cell_with_a_graph_break_is_empty(ip, run, capsys):
+    # Each run of a cell gets a new file name (<ipython-input-N-...>); the graph break's
+    # line in the cell is what identifies it, so identical code shows no difference.
+    cell = "d2 = x.sin()\nprint('break')\nd3 = d2.cos()"
+    run(cell, "--backend aot_eager --out cap_d2")
+    capsys.readouterr()
+    run(cell, "--backend aot_eager --diff cap_d2")
+    out = capsys.readouterr().out
+    assert "no differences" in out, out
+    run(cell.replace("print('break')", "pass"), "--backend aot_eager --diff cap_d2")
+    assert "- graph break cell line 3" in capsys.readouterr().out
+
+
 def test_line_form(ip):
     ip.run_cell("def f(a):\n    return a.exp() + 1")
     result = ip.run_cell("%compile_fx --backend aot_eager --quiet f x")

@@ -86,7 +86,14 @@ class CaptureDiff:
 def _break_key(cid: str, compile_: Compile) -> list[str]:
     out = []
     for brk in compile_.graph_breaks:
-        where = f"{brk.location.file}:{brk.location.line}" if brk.location else "?"
+        # A notebook cell's file name changes at every run (<ipython-input-N-hash>), so the
+        # same code re-run in another cell is matched by its line in the cell, not its file.
+        if brk.location is None:
+            where = "?"
+        elif brk.cell is not None:
+            where = f"cell line {brk.location.line}"
+        else:
+            where = f"{brk.location.file}:{brk.location.line}"
         out.append(f"{cid} at {where}: {brk.reason.splitlines()[0] if brk.reason else ''}")
     return out
 
