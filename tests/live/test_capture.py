@@ -24,7 +24,13 @@ def trace_logger_state():
 
 
 def settings_state():
-    return inductor_config.force_disable_caches, inductor_config.trace.provenance_tracking_level
+    import torch._functorch.config as functorch_config
+
+    return (
+        inductor_config.force_disable_caches,
+        inductor_config.trace.provenance_tracking_level,
+        functorch_config.force_non_lazy_backward_lowering,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +57,11 @@ def test_capture_holds_every_training_stage(mlp_capture):
     assert [o.role for o in c.output_code] == ["forward", "backward"]
     assert c.partition.saved_bytes > 0
     assert c.frame.function == "forward"
-    assert any(k.fused_nodes for k in c.kernels)
+    # Every generated kernel, backward ones included, names the post-grad nodes it computes
+    # (the backward is lowered with the forward so that Inductor's provenance covers it).
+    generated = [(o.role, k) for o in c.output_code for k in o.kernels if k.language != "extern"]
+    assert {role for role, _ in generated} == {"forward", "backward"}
+    assert all(k.fused_nodes for _, k in generated), [k.name for _, k in generated]
 
 
 def test_module_hooks_still_run_and_module_is_restored(mlp_capture):
@@ -65,6 +75,18 @@ def test_live_objects_add_module_paths(mlp_capture):
     dynamo = cap[0].graph("dynamo_output_graph")
     by_name = {n.name: n.module_path for n in dynamo.nodes}
     assert by_name["linear"] == "fc1" and by_name["linear_1"] == "fc2"
+
+
+def test_aot_and_post_grad_graphs_get_module_paths(mlp_capture):
+    # The logs print these graphs without node meta; the live joint and post-grad graphs have
+    # it (backward nodes as the forward module they differentiate).
+    c = mlp_capture[0][0]
+    for kind in ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph"):
+        ops = [n for n in c.graph(kind).nodes if n.op == "call_function"]
+        assert {"fc1", "fc2"} <= {n.module_path for n in ops}, kind
+    forward_post, backward_post = c.graphs["inductor_post_grad_graph"]
+    for graph in (forward_post, backward_post):
+        assert {"fc1", "fc2"} <= {n.module_path for n in graph.nodes}
 
 
 def test_same_code_twice_gives_same_stages_twice():
@@ -84,7 +106,7 @@ def test_capturing_sees_the_users_own_compile_and_restores_state():
     before = trace_logger_state(), settings_state()
     with compilescope.capturing() as cap:
         torch.compile(lambda a: a.cos() + 1, backend="aot_eager")(torch.randn(4))
-        assert settings_state() == (True, 1)
+        assert settings_state() == (True, 1, True)
     assert (trace_logger_state(), settings_state()) == before
     (c,) = cap
     assert c.graph("aot_inference_graph").op_count == 2
@@ -133,7 +155,7 @@ def test_bad_arguments_are_named():
     with pytest.raises(KeyError, match="no_such_option"):
         with compilescope.capturing(no_such_option=1):
             pass
-    assert settings_state() == (False, 0)
+    assert settings_state() == (False, 0, False)
 
 
 def test_no_backward_when_asked_not_to():

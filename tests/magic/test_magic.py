@@ -8,6 +8,7 @@ import tracemalloc
 
 import compilescope
 import pytest
+from compilescope.views.view_data import capture_data as view_data
 
 from magic.conftest import torch_state
 
@@ -236,3 +237,34 @@ def test_fifty_runs_leave_no_handlers_and_bounded_memory(ip, run):
     # functions like these, measured without compilescope on torch 2.11 and 2.13. A capture
     # that outlived its cell (torch keeps every backend it saw) took this test to 6.9 MB.
     assert grown < 4_500_000, f"50 cells kept {grown} bytes"
+
+
+def test_kernel_lines_in_another_cell_are_named_by_cell(ip, run):
+    # A function defined in one cell and compiled from another: the kernel's source line is in
+    # the first cell, and the capture knows that cell's number and code.
+    ip.run_cell("def scaled_sine(a):\n    return a.sin() * 2", store_history=True)
+    defining_cell = ip.execution_count - 1
+    ip.user_ns["w"] = __import__("torch").randn(16)
+    run("out = scaled_sine(w)", "--backend inductor --out cap_cells")
+    cap = ip.user_ns["cap_cells"]
+    files = {loc.file for c in cap for k in c.kernels for loc in k.source_lines}
+    defining = [f for f in files if cap.cells.get(f) == defining_cell]
+    assert defining, (files, cap.cells)
+    assert "return a.sin() * 2" in cap.sources[defining[0]]
+    cells = {c["file"]: c["cell"] for c in view_data(cap)["cells"]}
+    assert cells[defining[0]] == defining_cell
+
+
+def test_cell_graphs_have_module_paths(ip, run):
+    # The cell's frame is restarted after a graph break (`0/0_1`) while the backend hears
+    # `0/0`; module paths must survive that, and a notebook global keeps its name as the root.
+    ip.run_cell(
+        "import torch\nnet = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(),"
+        " torch.nn.Sequential(torch.nn.Linear(4, 2)))"
+    )
+    ip.user_ns["u4"] = __import__("torch").randn(3, 4)
+    run("h = net(u4)\nprint('break')\nh2 = h.sum()", "--backend aot_eager --out cap_mods")
+    first = next(c for c in ip.user_ns["cap_mods"] if c.graph("dynamo_output_graph"))
+    assert first.id.attempt >= 1  # the restart this test is about
+    paths = {n.module_path for n in first.graph("dynamo_output_graph").nodes if n.module_path}
+    assert {"net.0", "net.1", "net.2.0"} <= paths

@@ -25,28 +25,43 @@ def test_every_stage_of_a_training_capture_has_a_graph(loaded):
         assert len(data["graphs"][stage["graph"]]["names"]) == stage["nodes"] > 0
 
 
-def test_kernels_link_to_post_grad_nodes_that_exist(loaded):
-    capture = loaded("module_backward")
-    data = view_data(capture)
-    for c, model in zip(data["compiles"], capture, strict=True):
-        post = [s for s in c["stages"] if s["kind"] == "inductor_post_grad_graph"]
-        if not post:
-            continue
-        names = set(data["graphs"][post[0]["graph"]]["names"])
-        fused = [n for k in c["kernels"] for n in k["fused"]]
-        assert fused and set(fused) <= {
-            n.name for g in model.graphs["inductor_post_grad_graph"] for n in g.nodes
-        }
-        assert set(fused) & names
-        # The explorer's node -> kernel column is the reverse of the kernel's fused nodes.
-        g = data["graphs"][post[0]["graph"]]
-        back = {
-            g["names"][i]: [g["strings"][s] for s in ks] for i, ks in enumerate(g["kernels"]) if ks
-        }
+def _check_kernel_links(data: dict) -> set:
+    """Each kernel links to nodes of its own post-grad graph; returns the roles checked."""
+    checked = set()
+    for c in data["compiles"]:
+        posts = [s["graph"] for s in c["stages"] if s["kind"] == "inductor_post_grad_graph"]
         for k in c["kernels"]:
+            assert k["fused"], k["name"]
+            assert k["post_graph"] == posts[0 if k["role"] == "forward" else 1]
+            g = data["graphs"][k["post_graph"]]
+            assert set(k["fused"]) <= set(g["names"])
+            # The explorer's node -> kernel column is the reverse of the kernel's fused nodes.
+            back = {
+                g["names"][i]: [g["strings"][s] for s in ks]
+                for i, ks in enumerate(g["kernels"])
+                if ks
+            }
             for n in k["fused"]:
-                if n in names:
-                    assert k["name"] in back[n]
+                assert k["name"] in back[n]
+            checked.add(k["role"])
+    return checked
+
+
+def test_kernels_link_to_their_own_post_grad_graph(loaded):
+    # Forward and backward are two post-grad graphs and two output modules: a forward and a
+    # backward node can share a name (`mm`), and each kernel links into its own graph.
+    assert _check_kernel_links(view_data(loaded("module_backward"))) == {"forward", "backward"}
+
+
+def test_kernels_without_provenance_link_through_their_source_nodes(loaded):
+    # This GPU log has no node provenance for its backward (recorded with the lazy backward):
+    # the "Topologically Sorted Source Nodes" comment names the same post-grad nodes.
+    capture = loaded("gpu_module_backward")
+    backward = [
+        k for c in capture for o in c.output_code if o.role == "backward" for k in o.kernels
+    ]
+    assert backward and not any(k.fused_nodes for k in backward)
+    assert _check_kernel_links(view_data(capture)) == {"forward", "backward"}
 
 
 def test_partition_joins_forward_makers_to_backward_users(loaded):

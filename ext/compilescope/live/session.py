@@ -31,6 +31,9 @@ class CaptureSession:
         self._cell_resolver = cell_resolver or _notebook_cell
         self._on_event = on_event
         self.module_paths: dict[str, dict[str, str]] = {}  # compile id -> node -> module
+        # compile id -> node -> module, for the joint graph's names (forward and backward)
+        self.joint_paths: dict[str, dict[str, str]] = {}
+        self.post_grad_paths: dict[str, list[dict[str, str]]] = {}  # one per post-grad graph
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
         self.timings = False
         self.result: Capture | None = None
@@ -42,6 +45,17 @@ class CaptureSession:
                 self._on_event(event_name(metadata) or "", metadata)
             except Exception:  # progress display must never break torch's compile
                 self._on_event = None
+
+    def _hear_joint(self, graph: object) -> None:
+        compile_id = torch_bridge.current_compile_id()
+        if compile_id is not None:
+            self.joint_paths[compile_id] = torch_bridge.graph_module_paths(graph)
+
+    def _hear_post_grad(self, graph: object) -> None:
+        compile_id = torch_bridge.current_compile_id()
+        if compile_id is not None:
+            paths = torch_bridge.graph_module_paths(graph)
+            self.post_grad_paths.setdefault(compile_id, []).append(paths)
 
     @contextlib.contextmanager
     def active(self, extra_settings: dict | None = None) -> Iterator[CaptureSession]:
@@ -58,6 +72,7 @@ class CaptureSession:
             with (
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
+                torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
             ):
                 try:
                     yield self
@@ -83,23 +98,31 @@ class CaptureSession:
                 builder.add(event)
         self._records = []  # the capture holds what matters; drop the raw records
         capture = replace(builder.build(source="live"), partial=partial)
-        capture = replace(capture, sources=self._cell_sources(capture))
-        return _with_module_paths(capture, self.module_paths)
+        sources, cells = self._cell_sources(capture)
+        capture = replace(capture, sources=sources, cells=cells)
+        return _with_module_paths(
+            capture, self.module_paths, self.joint_paths, self.post_grad_paths
+        )
 
-    def _cell_sources(self, capture: Capture) -> dict[str, str]:
-        """The code of the notebook cells the capture points at, so views can show the cell."""
+    def _cell_sources(self, capture: Capture) -> tuple[dict[str, str], dict[str, int]]:
+        """The code and number of the notebook cells the capture points at (frames, graph
+        breaks, kernels' source lines: a model defined in one cell and run in another)."""
         import linecache
 
-        files = {c.frame.file for c in capture} | {
-            b.location.file for c in capture for b in c.graph_breaks if b.location
-        }
-        sources = {}
+        files = (
+            {c.frame.file for c in capture}
+            | {b.location.file for c in capture for b in c.graph_breaks if b.location}
+            | {loc.file for c in capture for k in c.kernels for loc in k.source_lines}
+        )
+        sources, cells = {}, {}
         for file in sorted(f for f in files if f):
-            if self._cell_resolver(file) is not None:
+            number = self._cell_resolver(file)
+            if number is not None:
                 lines = linecache.getlines(file)
                 if lines:
                     sources[file] = "".join(lines)
-        return sources
+                    cells[file] = number
+        return sources, cells
 
 
 @dataclass(frozen=True)
@@ -331,20 +354,55 @@ def _notebook_cell(filename: str) -> int | None:
     return ipython_cell(filename)
 
 
-def _with_module_paths(capture: Capture, paths: dict[str, dict[str, str]]) -> Capture:
-    if not paths:
+# Which recorded paths name the nodes of which logged graph.
+_JOINT_NAMED = ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
+
+
+def _with_module_paths(
+    capture: Capture,
+    dynamo: dict[str, dict[str, str]],
+    joint: dict[str, dict[str, str]] | None = None,
+    post_grad: dict[str, list[dict[str, str]]] | None = None,
+) -> Capture:
+    """Module paths heard live, put on the nodes of the logged graphs (matched by node name)."""
+    if not (dynamo or joint or post_grad):
         return capture
+
+    def lookup(table: dict, c) -> object:
+        # The listeners hear CompileContext's id, which has no restart attempt (`0/0`) while the
+        # trace records the attempt that produced the graph (`0/0_1`, e.g. after a graph break).
+        return table.get(str(replace(c.id, rank=None))) or table.get(
+            str(replace(c.id, rank=None, attempt=0))
+        )
+
     compiles = []
     for c in capture.compiles:
-        node_paths = paths.get(str(replace(c.id, rank=None)))
-        graph = c.graph("dynamo_output_graph")
-        if node_paths and graph is not None:
-            nodes = [
-                replace(n, module_path=node_paths.get(n.name) or n.module_path) for n in graph.nodes
-            ]
-            new = type(graph)(graph.kind, graph.text, nodes, metadata=graph.metadata)
-            graphs = dict(c.graphs)
-            graphs["dynamo_output_graph"] = (new, *c.graphs["dynamo_output_graph"][1:])
-            c = replace(c, graphs=graphs)
-        compiles.append(c)
+        by_kind: dict[str, list[dict[str, str]]] = {}
+        if paths := lookup(dynamo, c):
+            by_kind["dynamo_output_graph"] = [paths]
+        if joint and (paths := lookup(joint, c)):
+            for kind in _JOINT_NAMED:
+                if kind in c.graphs:
+                    by_kind[kind] = [paths] * len(c.graphs[kind])
+        if post_grad and (paths := lookup(post_grad, c)):
+            by_kind["inductor_post_grad_graph"] = paths
+        graphs = dict(c.graphs)
+        for kind, tables in by_kind.items():
+            logged = graphs.get(kind, ())
+            if not logged or len(tables) != len(logged):
+                continue  # not one recorded table per logged graph: do not guess
+            graphs[kind] = tuple(
+                _graph_with_paths(graph, table) for graph, table in zip(logged, tables, strict=True)
+            )
+        compiles.append(replace(c, graphs=graphs))
     return replace(capture, compiles=tuple(compiles))
+
+
+def _graph_with_paths(graph, table: dict[str, str]):
+    if not table:
+        return graph
+
+    def load() -> list:  # stays lazy: a graph nobody opens is never parsed
+        return [replace(n, module_path=table.get(n.name) or n.module_path) for n in graph.nodes]
+
+    return type(graph)(graph.kind, graph.text, load_nodes=load, metadata=graph.metadata)

@@ -18,9 +18,15 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 #   post-grad stages and logs no graphs for them; a capture must show every stage every time.
 # - trace.provenance_tracking_level (torch >= 2.8; a bool `trace.provenance_tracking` before):
 #   makes Inductor log kernel -> node -> source-line maps.
+# - force_non_lazy_backward_lowering: Inductor compiles the backward lazily, at the first
+#   backward call, outside the forward's provenance tracking (torch/_inductor/debug.py,
+#   dump_inductor_provenance_info needs _pre_grad_graph_id, which reset_provenance_globals
+#   has cleared by then), so backward kernels get no node map. Lowered with the forward they
+#   do; the code is the same, only when the backward compiles changes.
 _CAPTURE_SETTINGS = (
     ("torch._inductor.config", "force_disable_caches", True),
     ("torch._inductor.config", "trace.provenance_tracking_level", 1),
+    ("torch._functorch.config", "force_non_lazy_backward_lowering", True),
 )
 
 
@@ -126,10 +132,18 @@ def current_compile_id() -> str | None:
 
 def module_paths(graph_module: object) -> dict[str, str]:
     """Node name -> module path (`h.0.attn`) from a live GraphModule's `nn_module_stack`."""
+    return graph_module_paths(getattr(graph_module, "graph", None))
+
+
+def graph_module_paths(graph: object) -> dict[str, str]:
+    """Node name -> module path for a live torch.fx.Graph (AOT copies Dynamo's node meta)."""
     paths: dict[str, str] = {}
-    graph = getattr(graph_module, "graph", None)
     for node in getattr(graph, "nodes", ()):
-        stack = node.meta.get("nn_module_stack") if hasattr(node, "meta") else None
+        meta = getattr(node, "meta", {})
+        # Backward nodes carry the forward module that they differentiate as
+        # `fwd_nn_module_stack` (torch/_functorch/_aot_autograd/utils.py,
+        # copy_fwd_metadata_to_bw_nodes).
+        stack = meta.get("nn_module_stack") or meta.get("fwd_nn_module_stack")
         if not stack or node.op == "placeholder":  # an input's stack is that of its first use
             continue
         # Values are (qualified path, module type); the innermost module comes last.
@@ -140,9 +154,58 @@ def module_paths(graph_module: object) -> dict[str, str]:
 
 def _clean_module_path(path: str) -> str:
     # Dynamo writes `L['self'].h[0].attn` (the frame's local, then attributes); show `h.0.attn`.
-    path = re.sub(r"^[LG]\['[^']*'\]", "", path)
+    # A module reached through another name (a notebook's global `G['model']`) keeps that
+    # name as its root: `model.h.0.attn`.
+    path = re.sub(r"^L\['self'\]", "", path)
+    path = re.sub(r"^[LG]\['([^']*)'\]", r"\1", path)
     path = path.replace("['", ".").replace("']", "").replace("[", ".").replace("]", "")
     return path.lstrip(".") or "<root>"
+
+
+@contextlib.contextmanager
+def graph_pass_listeners(
+    on_joint: Callable[[object], None], on_post_grad: Callable[[object], None]
+) -> Iterator[None]:
+    """Hear Inductor's joint graph and each post-grad graph as live fx.Graphs (read only).
+
+    The logs print graphs without node meta, so module paths of the AOT and post-grad graphs
+    are only known live. Inductor runs `joint_custom_pre_pass` on the joint graph (its node
+    names are those of the forward and backward) and `post_grad_custom_post_pass` on each
+    graph it lowers. A pass the user set keeps running, after ours.
+    """
+    try:
+        import torch._inductor.config as config
+        from torch._inductor.custom_graph_pass import CustomGraphPass
+    except ImportError:  # pragma: no cover - torch without custom graph passes
+        yield
+        return
+
+    class Listener(CustomGraphPass):
+        def __init__(self, listen: Callable[[object], None], then: object) -> None:
+            self.listen, self.then = listen, then
+
+        def __call__(self, graph) -> None:
+            try:
+                self.listen(graph)
+            except Exception:  # listening must never break the user's compile
+                pass
+            if self.then is not None:
+                self.then(graph)
+
+        def uuid(self) -> object:
+            then = getattr(self.then, "uuid", None)
+            return ("compilescope.listener", then() if callable(then) else None)
+
+    names = ("joint_custom_pre_pass", "post_grad_custom_post_pass")
+    saved = {name: getattr(config, name, None) for name in names if hasattr(config, name)}
+    try:
+        for name, listen in zip(names, (on_joint, on_post_grad), strict=True):
+            if name in saved and not isinstance(saved[name], (list, tuple)):
+                setattr(config, name, Listener(listen, saved[name]))
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(config, name, value)
 
 
 def is_module(value: object) -> bool:

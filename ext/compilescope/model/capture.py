@@ -34,6 +34,7 @@ class Capture:
     partial: str = ""  # why the capture stops early (the code raised), "" when complete
     timings: Timings | None = None  # measured after the run, when asked for
     sources: dict[str, str] = field(default_factory=dict)  # notebook cell file -> its code
+    cells: dict[str, int] = field(default_factory=dict)  # notebook cell file -> its number
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:
@@ -65,7 +66,13 @@ class Capture:
         """The compilations of one rank of a multi-process log."""
         compiles = tuple(c for c in self.compiles if c.id.rank == rank)
         return Capture(
-            compiles, self.torch_version, self.source, (rank,), self.skipped, sources=self.sources
+            compiles,
+            self.torch_version,
+            self.source,
+            (rank,),
+            self.skipped,
+            sources=self.sources,
+            cells=self.cells,
         )
 
     # --- JSON --------------------------------------------------------------------------------

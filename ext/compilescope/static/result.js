@@ -29,8 +29,15 @@ function csBytes(n) {
   return `${i ? n.toFixed(1) : n} ${units[i]}`;
 }
 
-function csLines(locs) {
-  const shown = locs.filter(Boolean).slice(0, 4).map((l) => `${String(l[0]).split("/").pop()}:${l[1]}`);
+// "cell [3] line 2" for a notebook cell's file (its name changes every run), else "file.py:12".
+function csWhere(loc, cellOf) {
+  const n = cellOf ? cellOf[loc[0]] : undefined;
+  if (n !== undefined && n !== null) return `cell [${n}] line ${loc[1]}`;
+  return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
+}
+
+function csLines(locs, cellOf) {
+  const shown = locs.filter(Boolean).slice(0, 4).map((l) => csWhere(l, cellOf));
   return shown.join(", ") + (locs.length > 4 ? ` +${locs.length - 4}` : "");
 }
 
@@ -40,6 +47,8 @@ function csSpread(t) { return t ? `${csMs(t.median)} (min ${csMs(t.min)}, max ${
 function csRenderResult(el, data) {
   const root = csEl("div", { class: "cs-root" });
   el.appendChild(root);
+  const cellOf = {};
+  for (const cell of data.cells) cellOf[cell.file] = cell.cell;
   const head = csEl("div", { class: "cs-head" });
   head.appendChild(csEl("b", {}, "compilescope"));
   let line = ` ${data.compiles.length} compile ids on ${data.device}`;
@@ -211,7 +220,7 @@ function csRenderResult(el, data) {
     const c = data.compiles[compileIndex];
     stageBar.textContent = "";
     c.stages.forEach((st, si) => {
-      const b = csEl("button", { class: "cs-btn cs-stage", "data-stage": st.kind }, `${st.label} (${st.nodes})`);
+      const b = csEl("button", { class: "cs-btn cs-stage", "data-stage": st.kind, "data-graph": String(st.graph) }, `${st.label} (${st.nodes})`);
       b.onclick = () => openGraph(compileIndex, st.graph);
       stageBar.appendChild(b);
     });
@@ -223,7 +232,7 @@ function csRenderResult(el, data) {
     const c = data.compiles[ci];
     const st = c.stages.find((s) => s.graph === graphIndex);
     stageIndex = c.stages.indexOf(st);
-    for (const b of stageBar.children) b.classList.toggle("cs-on", b.getAttribute("data-stage") === st.kind);
+    for (const b of stageBar.children) b.classList.toggle("cs-on", b.getAttribute("data-graph") === String(st.graph));
     for (const ex of explorers.values()) ex.root.style.display = "none";
     let ex = explorers.get(graphIndex);
     if (!ex) {
@@ -280,7 +289,7 @@ function csRenderResult(el, data) {
     for (const k of c.kernels) {
       const tr = csEl("tr", { class: "cs-kernel-row", "data-kernel": k.name });
       tr.append(csEl("td", {}, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
-        csEl("td", {}, k.time ? csSpread(k.time) : ""), csEl("td", {}, k.fused.length), csEl("td", {}, csLines(k.lines)));
+        csEl("td", {}, k.time ? csSpread(k.time) : ""), csEl("td", {}, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
       tr.onclick = () => showKernel(c, k);
       table.appendChild(tr);
     }
@@ -300,16 +309,15 @@ function csRenderResult(el, data) {
     const lines = k.lines.filter(Boolean);
     markLines(lines);
     kernelShow.setAttribute("data-lines", String(lines.length));
-    if (k.fused.length) {
-      const post = c.stages.find((s) => s.kind === "inductor_post_grad_graph");
+    if (k.fused.length && k.post_graph !== null && k.post_graph !== undefined) {
       const b = csEl("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
-      b.onclick = () => post && openGraph(compileIndex, post.graph, k.fused);
+      b.onclick = () => openGraph(compileIndex, k.post_graph, k.fused);
       kernelShow.appendChild(b);
       kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `fuses: ${k.fused.join(", ")}`));
     } else {
       kernelShow.appendChild(csEl("div", { class: "cs-muted" }, "no provenance recorded for this kernel"));
     }
-    if (lines.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `from lines: ${lines.map((l) => `${l[0].split("/").pop()}:${l[1]}`).join(", ")}`));
+    if (lines.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `from lines: ${lines.map((l) => csWhere(l, cellOf)).join(", ")}`));
     if (k.aten.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `ATen ops: ${k.aten.join(", ")}`));
     kernelShow.appendChild(csHighlight(k.source || "(an extern call: no generated source)"));
   }

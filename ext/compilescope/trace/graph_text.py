@@ -194,7 +194,42 @@ def _classify(value: ast.expr) -> tuple[str, str, list[ast.AST]]:
         return "call_function", "operator.getitem", [value.value, value.slice]
     if isinstance(value, ast.Name):
         return "call_function", "alias", [value]
+    # FX prints operator.add/neg/eq... nodes as Python operators (torch/fx/graph.py,
+    # magic_methods): name them by their real target, not the syntax.
+    if isinstance(value, ast.BinOp) and type(value.op) in _OPERATORS:
+        return "call_function", _OPERATORS[type(value.op)], [value.left, value.right]
+    if isinstance(value, ast.UnaryOp) and type(value.op) in _OPERATORS:
+        return "call_function", _OPERATORS[type(value.op)], [value.operand]
+    if isinstance(value, ast.Compare) and len(value.ops) == 1 and type(value.ops[0]) in _OPERATORS:
+        return "call_function", _OPERATORS[type(value.ops[0])], [value.left, *value.comparators]
     return "call_function", type(value).__name__, [value]
+
+
+_OPERATORS: dict[type, str] = {
+    ast.Add: "operator.add",
+    ast.Sub: "operator.sub",
+    ast.Mult: "operator.mul",
+    ast.Div: "operator.truediv",
+    ast.FloorDiv: "operator.floordiv",
+    ast.Mod: "operator.mod",
+    ast.Pow: "operator.pow",
+    ast.MatMult: "operator.matmul",
+    ast.LShift: "operator.lshift",
+    ast.RShift: "operator.rshift",
+    ast.BitAnd: "operator.and_",
+    ast.BitOr: "operator.or_",
+    ast.BitXor: "operator.xor",
+    ast.USub: "operator.neg",
+    ast.UAdd: "operator.pos",
+    ast.Invert: "operator.invert",
+    ast.Not: "operator.not_",
+    ast.Eq: "operator.eq",
+    ast.NotEq: "operator.ne",
+    ast.Lt: "operator.lt",
+    ast.LtE: "operator.le",
+    ast.Gt: "operator.gt",
+    ast.GtE: "operator.ge",
+}
 
 
 def _dotted(node: ast.expr, root: str | None = None) -> str | None:

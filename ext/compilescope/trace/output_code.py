@@ -50,9 +50,10 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
         if name is None:
             continue
         calls[name] += 1
-        # The origins comment sits just above the launch (a `stream0 = ...` line may intervene).
-        above = [line.strip() for line in lines[max(0, index - 3) : index]]
-        _add_origins(kernels[name], next((a for a in reversed(above) if a.startswith("#")), ""))
+        # The origins comment sits just above the launch; a `stream0 = ...` line or, with
+        # provenance tracking, a `# [Provenance debug handles]` line may come in between.
+        above = [line.strip() for line in lines[max(0, index - 4) : index]]
+        _add_origins(kernels[name], next((a for a in reversed(above) if _ORIGINS.search(a)), ""))
     built = tuple(
         Kernel(
             name=name,

@@ -74,14 +74,33 @@ def _loc(loc) -> list | None:
     return [loc.file, loc.line] if loc else None
 
 
+def _post_grad_of_code(c: Compile) -> list[int | None]:
+    """For each output module, the number of the post-grad graph it was generated from.
+
+    Inductor logs one post-grad graph and one output module per compiled graph (forward, then
+    backward), in the same order; when the counts differ nothing is paired rather than guessed.
+    """
+    posts = c.graphs.get("inductor_post_grad_graph", ())
+    if len(posts) == len(c.output_code):
+        return list(range(len(posts)))
+    return [None] * len(c.output_code)
+
+
 def _kernels(c: Compile, capture: Capture) -> list[dict]:
     times = {}
     if capture.timings:
         times = {k.kernel: k for k in capture.timings.kernels_of(str(c.id))}
+    posts = c.graphs.get("inductor_post_grad_graph", ())
     out = []
-    for code in c.output_code:
+    for code, post in zip(c.output_code, _post_grad_of_code(c), strict=True):
+        names = {n.name for n in posts[post].nodes} if post is not None else set()
         for k in code.kernels:
             t = times.get(k.name)
+            fused = list(k.fused_nodes)
+            if not fused and names:
+                # Inductor records no provenance for some graphs (a CPU backward logs only
+                # {"version": 2.0}); its "Source Nodes" comment names the same post-grad nodes.
+                fused = [o for o in k.origin_nodes if o in names]
             out.append(
                 {
                     "name": k.name,
@@ -89,7 +108,8 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "role": code.role,
                     "source": k.source,
                     "calls": k.calls,
-                    "fused": list(k.fused_nodes),
+                    "fused": fused,
+                    "post_number": post,
                     "origins": list(k.origin_nodes),
                     "aten": list(k.aten_ops),
                     "lines": [_loc(s) for s in k.source_lines],
@@ -112,18 +132,25 @@ def _node_lines(graph: Graph) -> dict[str, list]:
 def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
     """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
     kernels = _kernels(c, capture)
-    kernels_of: dict[str, list[str]] = {}
+    # Post-grad graph number -> node -> its kernels (a forward and a backward graph can both
+    # have a node named `mm`; each keeps its own kernels).
+    kernels_of: dict[int | None, dict[str, list[str]]] = {}
     for k in kernels:
         for name in k["fused"]:
-            kernels_of.setdefault(name, []).append(k["name"])
+            kernels_of.setdefault(k["post_number"], {}).setdefault(name, []).append(k["name"])
+    post_graph_index: dict[int, int] = {}
     stages = []
     for kind, label in STAGES:
         for number, graph in enumerate(c.graphs.get(kind, ())):
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"
             graphs.append(
-                explorer_payload(graph, title=title, kernels_of=kernels_of if post_grad else None)
+                explorer_payload(
+                    graph, title=title, kernels_of=kernels_of.get(number, {}) if post_grad else None
+                )
             )
+            if post_grad:
+                post_graph_index[number] = len(graphs) - 1
             stages.append(
                 {
                     "kind": kind,
@@ -150,6 +177,8 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                         "lines": {},
                     }
                 )
+    for k in kernels:  # the explorer graph that shows the kernel's fused nodes
+        k["post_graph"] = post_graph_index.get(k.pop("post_number"))
     partition = c.partition
     saved = []
     if partition:
@@ -220,7 +249,9 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
     compiles = [compile_data(c, capture, graphs) for c in capture]
     cells = []
     for file, text in capture.sources.items():
-        number = next((c.frame.cell for c in capture if c.frame.file == file), None)
+        number = capture.cells.get(file)
+        if number is None:  # captures saved before `cells` existed: the frame's cell
+            number = next((c.frame.cell for c in capture if c.frame.file == file), None)
         cells.append({"file": file, "cell": number, "text": text})
     data = {
         "version": 1,
