@@ -75,3 +75,32 @@ def test_dynamic_shapes_are_timed_with_concrete_sizes():
     assert any(
         n.type_text.startswith("Sym(") for n in cap[0].graph("aot_forward_graph").placeholders
     )
+
+
+def test_peak_memory_is_none_on_cpu_never_zero(timed):
+    # torch keeps no allocator peak on a CPU: not measured is None (the view says so), not 0.
+    for g in timed.timings.graphs:
+        assert g.eager_peak_bytes is None and g.compiled_peak_bytes is None
+
+
+def test_code_under_no_grad_is_timed_under_no_grad():
+    # Compiled with grad off: timing it with grad on would time a training forward instead.
+    model = TinyMLP()
+    with torch.no_grad():
+        cap = compilescope.capture(model, torch.randn(8, 16), timings=True, backward=False)
+    (g,) = cap.timings.graphs
+    assert "grad mode off" in g.what and g.compiled.median_s > 0
+    assert cap[0].graph("aot_inference_graph") is not None
+
+
+def test_no_grad_inside_the_code_is_called_an_inference_graph():
+    model = TinyMLP()
+
+    def infer(x):
+        with torch.no_grad():
+            return model(x)
+
+    cap = compilescope.capture(infer, torch.randn(8, 16), timings=True, backward=False)
+    graphs = [g for g in cap.timings.graphs if g.compiled is not None]
+    assert graphs and all("inference graph" in g.what for g in graphs)
+    assert not any("training mode" in g.what for g in graphs)

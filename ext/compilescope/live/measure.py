@@ -16,7 +16,10 @@ from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
 
 # Inductor names a C++ kernel's profiler event `graph_<n>_<kernel>` (config.cpp.enable_kernel_profile).
 _CPP_EVENT = re.compile(r"^graph_\d+_(.+)$")
-KERNEL_PROFILE_SETTING = {"cpp.enable_kernel_profile": True}
+# cpp.enable_kernel_profile: C++ kernels show up by name in the profiler.
+# benchmark_kernel: Triton kernels carry Inductor's bytes estimate (`kernel_num_gb`), so the
+# view can show achieved bandwidth.
+KERNEL_PROFILE_SETTING = {"cpp.enable_kernel_profile": True, "benchmark_kernel": True}
 
 
 @dataclass
@@ -26,6 +29,7 @@ class RecordedGraph:
     graph_module: Callable
     compiled: Callable
     inputs: list  # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
+    grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
 
 
 def input_layout(example_inputs: list) -> list:
@@ -79,6 +83,20 @@ def _sample(fn: Callable, args: list, device: str, warmup: int, repeats: int) ->
     return Sample(statistics.median(times), min(times), max(times), repeats, warmup)
 
 
+def _peak_bytes(fn: Callable, args: list, device: str) -> int | None:
+    """Bytes one run allocates at its peak above what was allocated before; CUDA only."""
+    if not device.startswith("cuda"):
+        return None
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    result = fn(*args)
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    del result
+    return int(peak)
+
+
 def _device_of(layout: list) -> str:
     for spec in layout:
         if isinstance(spec, tuple) and len(spec) == 5:
@@ -96,17 +114,22 @@ def measure(
     for compile_id, rec in recorded.items():
         device = _device_of(rec.inputs)
         devices.add(device.split(":")[0])
-        grad = any(isinstance(s, tuple) and len(s) == 5 and s[4] for s in rec.inputs)
+        mode = _mode_text(rec, _stages_of(capture, compile_id))
         what = (
             f"Dynamo graph {compile_id}: the eager GraphModule vs the compiled callable, "
-            f"forward only{' (training mode: inputs require grad)' if grad else ''}, on "
+            f"forward only{mode}, on "
             f"{len(rec.inputs)} fresh inputs of the recorded shapes, dtypes and strides; "
             f"{warmup} warm-up and {repeats} timed runs"
         )
         try:
-            inputs = _make_inputs(rec.inputs)
-            eager = _sample(rec.graph_module, inputs, device, warmup, repeats)
-            compiled = _sample(rec.compiled, inputs, device, warmup, repeats)
+            with torch.set_grad_enabled(rec.grad_enabled):
+                inputs = _make_inputs(rec.inputs)
+                eager = _sample(rec.graph_module, inputs, device, warmup, repeats)
+                compiled = _sample(rec.compiled, inputs, device, warmup, repeats)
+                peaks = (
+                    _peak_bytes(rec.graph_module, inputs, device),
+                    _peak_bytes(rec.compiled, inputs, device),
+                )
         except Exception as error:  # a graph that cannot run alone: say so, show no number
             graphs.append(
                 GraphTiming(
@@ -114,16 +137,33 @@ def measure(
                 )
             )
             continue
-        graphs.append(GraphTiming(compile_id, what, eager, compiled))
+        graphs.append(GraphTiming(compile_id, what, eager, compiled, "", *peaks))
         known = _kernel_names(capture, compile_id)
         if known:
-            kernels.extend(_kernel_times(compile_id, rec, inputs, known, device, repeats))
+            with torch.set_grad_enabled(rec.grad_enabled):
+                kernels.extend(_kernel_times(compile_id, rec, inputs, known, device, repeats))
     return Timings(
         device=",".join(sorted(devices)) or "cpu",
         graphs=tuple(graphs),
         kernels=tuple(kernels),
         measure_s=time.perf_counter() - started,
     )
+
+
+def _stages_of(capture: Capture, compile_id: str) -> set[str]:
+    return next((set(c.graphs) for c in capture if str(c.id) == compile_id), set())
+
+
+def _mode_text(rec: RecordedGraph, stages: set[str]) -> str:
+    """What grad mode the timed runs had, in the words the capture's graphs justify."""
+    if not rec.grad_enabled:
+        return " (grad mode off, as the code ran it)"
+    if "aot_inference_graph" in stages:
+        # AOTAutograd saw that no output needs grad (e.g. a `with torch.no_grad()` inside the
+        # compiled code): an inference graph, timed as such.
+        return " (an inference graph: no output needs grad)"
+    grad = any(isinstance(s, tuple) and len(s) == 5 and s[4] for s in rec.inputs)
+    return " (training mode: inputs require grad)" if grad else ""
 
 
 def _kernel_names(capture: Capture, compile_id: str) -> set[str]:

@@ -197,7 +197,7 @@ class _RecordingBackend:
         compiled = self.inner(graph_module, example_inputs)
         if compile_id is not None and session is not None and session.timings:
             session.recorded[compile_id] = RecordedGraph(
-                graph_module, compiled, input_layout(example_inputs)
+                graph_module, compiled, input_layout(example_inputs), torch_bridge.grad_enabled()
             )
         return compiled
 

@@ -208,6 +208,10 @@ def graph_pass_listeners(
             setattr(config, name, value)
 
 
+def grad_enabled() -> bool:
+    return torch.is_grad_enabled()
+
+
 def is_module(value: object) -> bool:
     return isinstance(value, torch.nn.Module)
 

@@ -19,6 +19,9 @@ class Kernel:
     origin_nodes: tuple[str, ...] = ()  # "Topologically Sorted Source Nodes" comment
     aten_ops: tuple[str, ...] = ()  # "Original ATen" comment
     source_lines: tuple[SourceLoc, ...] = ()  # user lines, from provenance stack traces
+    # Inductor's estimate of the bytes one call reads and writes (`kernel_num_gb` in a Triton
+    # kernel's inductor_meta, written when config.benchmark_kernel is on); None when unknown.
+    bytes_moved: float | None = None
 
 
 @dataclass(frozen=True)

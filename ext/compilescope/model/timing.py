@@ -25,6 +25,10 @@ class GraphTiming:
     eager: Sample | None = None
     compiled: Sample | None = None
     note: str = ""  # why a time is missing, when one is
+    # Peak memory one run allocated above what was allocated before it (CUDA allocator
+    # statistics); None where not measured (on a CPU: torch keeps no allocator peak there).
+    eager_peak_bytes: int | None = None
+    compiled_peak_bytes: int | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -59,3 +63,17 @@ class Timings:
     def kernel_sum_s(self, compile_id: str) -> float:
         """Sum of the kernels' medians times their calls: compare with the whole graph's time."""
         return sum(k.time.median_s * k.calls_per_run for k in self.kernels_of(compile_id))
+
+    def gap_text(self, compile_id: str, graph_median_s: float) -> str:
+        """Kernels against the whole graph: the time outside kernels, or why none is shown."""
+        if not self.kernels_of(compile_id):
+            return "no kernel times"
+        inside = self.kernel_sum_s(compile_id)
+        if inside > graph_median_s:
+            # Kernels are timed in separate, profiled runs; on a CPU their OpenMP threads can
+            # contend, so their sum can exceed the graph's own median. A negative gap is noise.
+            return (
+                f"{inside * 1e3:.3f} ms in kernels, more than the graph's median: kernels were"
+                " timed in separate profiled runs; no gap shown"
+            )
+        return f"{inside * 1e3:.3f} ms in kernels, {(graph_median_s - inside) * 1e3:.3f} ms outside"

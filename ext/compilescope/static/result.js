@@ -306,6 +306,7 @@ function csRenderResult(el, data) {
     for (const row of kernelList.querySelectorAll(".cs-kernel-row")) row.classList.toggle("cs-on", row.getAttribute("data-kernel") === k.name);
     kernelShow.appendChild(csEl("h4", {}, `${k.lang} kernel ${k.name}`));
     if (k.time) kernelShow.appendChild(csEl("div", {}, `time per call: ${csSpread(k.time)}, ${k.calls_per_run} calls per run`));
+    if (k.bandwidth) kernelShow.appendChild(csEl("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
     const lines = k.lines.filter(Boolean);
     markLines(lines);
     kernelShow.setAttribute("data-lines", String(lines.length));
@@ -367,6 +368,8 @@ function csRenderResult(el, data) {
       const t = c.timing;
       p.appendChild(csEl("div", {}, `${c.id}: eager ${csSpread(t.eager)}; compiled ${csSpread(t.compiled)}${t.speedup ? `; ${t.speedup.toFixed(2)}x` : ""}`));
       if (t.note) p.appendChild(csEl("div", { class: "cs-muted" }, t.note));
+      if (t.gap) p.appendChild(csEl("div", {}, t.gap));
+      if (t.memory) p.appendChild(csEl("div", { "data-memory": "" }, t.memory));
       p.appendChild(csEl("div", { class: "cs-muted" }, `timed: ${t.what}`));
     }
   }

@@ -17,6 +17,10 @@ _ORIGINS = re.compile(r"# Topologically Sorted Source Nodes: \[(.*?)\], Original
 _EXTERN_CALL = re.compile(
     r"\b(extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?|aten\.\w+(?:\.\w+)?)\("
 )
+_NUM_GB = re.compile(r"['\"]kernel_num_gb['\"]:\s*([0-9.eE+-]+)")
+# config.benchmark_kernel appends a benchmark harness to each Triton kernel's module; it is
+# not the kernel, so the shown source stops there.
+_HARNESS = re.compile(r"^def get_args\(\):", re.MULTILINE)
 _STACK_FRAME = re.compile(r'File "([^"]*)", line (\d+), in ([^\n]*)\n([^\n]*)')
 
 
@@ -29,7 +33,15 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
     for match in _DEFINITION.finditer(text):
         name, method = match.groups()
         source = _string_literal_after(text, match.end())
-        kernels[name] = {"language": _LANGUAGES.get(method, method), "source": source}
+        harness = _HARNESS.search(source)
+        if harness:
+            source = source[: harness.start()].rstrip() + "\n"
+        num_gb = _NUM_GB.search(source)
+        kernels[name] = {
+            "language": _LANGUAGES.get(method, method),
+            "source": source,
+            "bytes": float(num_gb.group(1)) * 1e9 if num_gb else None,
+        }
         _add_origins(kernels[name], _comment_block_before(text, match.start()))
     calls: Counter = Counter()
     call_body = _call_body(text)
@@ -62,6 +74,7 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
             calls=calls[name],
             origin_nodes=tuple(dict.fromkeys(info.get("origins", ()))),
             aten_ops=tuple(dict.fromkeys(info.get("aten", ()))),
+            bytes_moved=info.get("bytes"),
         )
         for name, info in kernels.items()
     )

@@ -117,12 +117,7 @@ def timings_html(capture: Capture) -> str:
                 f"<tr><td>{escape(g.compile_id)}</td><td colspan='4'>not measured: {escape(g.note)}</td></tr>"
             )
             continue
-        kernel_sum = t.kernel_sum_s(g.compile_id)
-        gap = (
-            f"{_ms(kernel_sum)} in kernels, {_ms(g.compiled.median_s - kernel_sum)} outside"
-            if t.kernels_of(g.compile_id)
-            else "no kernel times"
-        )
+        gap = t.gap_text(g.compile_id, g.compiled.median_s)
         speed = f"{g.speedup:.2f}x" if g.speedup else ""
         rows.append(
             f"<tr><td>{escape(g.compile_id)}</td><td>{escape(_spread(g.eager))}</td>"

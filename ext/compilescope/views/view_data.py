@@ -70,6 +70,22 @@ def _renamed(
     return Node(**values)
 
 
+def _peak_text(g) -> str:
+    if g.eager_peak_bytes is None or g.compiled_peak_bytes is None:
+        return "peak memory: not measured (CUDA allocator statistics only; none on a CPU)"
+    return (
+        f"peak memory of one run: eager {human_bytes(g.eager_peak_bytes)},"
+        f" compiled {human_bytes(g.compiled_peak_bytes)}"
+    )
+
+
+def _bandwidth(k, t) -> float | None:
+    """Achieved bandwidth in bytes/s: Inductor's bytes estimate over the measured median."""
+    if k.bytes_moved is None or t is None or t.time.median_s <= 0:
+        return None
+    return k.bytes_moved / t.time.median_s
+
+
 def _loc(loc) -> list | None:
     return [loc.file, loc.line] if loc else None
 
@@ -115,6 +131,8 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "lines": [_loc(s) for s in k.source_lines],
                     "time": _sample(t.time) if t else None,
                     "calls_per_run": t.calls_per_run if t else None,
+                    "bytes": k.bytes_moved,
+                    "bandwidth": _bandwidth(k, t),
                 }
             )
     return out
@@ -202,6 +220,10 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 "speedup": g.speedup,
                 "note": g.note,
                 "kernel_sum": capture.timings.kernel_sum_s(str(c.id)),
+                "gap": capture.timings.gap_text(str(c.id), g.compiled.median_s)
+                if g.compiled
+                else "",
+                "memory": _peak_text(g),
             }
     f = c.frame
     return {
