@@ -1,4 +1,4 @@
-"""The pre-recorded GPU captures (H100, torch 2.11, benchmarks/gpu_timings.py) load and hold what
+"""The pre-recorded GPU captures (H200, torch 2.11, benchmarks/gpu_timings.py) load and hold what
 the tutorials will show: Triton kernels joined to nodes and lines, and measured times."""
 
 from __future__ import annotations
@@ -45,3 +45,18 @@ def test_gpu_capture(path):
     assert timings.kernels and all(
         k.kernel in names and k.time.median_s > 0 for k in timings.kernels
     )
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_triton_kernels_carry_ir_launch_bytes_and_peak_memory(path):
+    cap = Capture.from_json(gzip.decompress(path.read_bytes()).decode())
+    triton = [k for c in cap for k in c.kernels if k.language == "triton"]
+    assert triton
+    for k in triton:
+        assert set(k.ir) == {"ttir", "ttgir", "llir", "ptx"}, k.name
+        assert k.launch.get("num_warps", 0) > 0, k.name
+        assert "tt.func" in k.ir["ttir"] and ".entry" in k.ir["ptx"]
+    assert all(k.bytes_moved and k.bytes_moved > 0 for k in triton)
+    for g in cap.timings.graphs:
+        assert g.compiled_peak_bytes and g.compiled_peak_bytes > 0
+        assert g.eager_peak_bytes and g.eager_peak_bytes > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import types
 import weakref
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge
 from .measure import KERNEL_PROFILE_SETTING, RecordedGraph, input_layout, measure
+from .triton_ir import with_triton_ir
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
 
@@ -37,6 +39,7 @@ class CaptureSession:
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
         self.timings = False
         self.result: Capture | None = None
+        self._started = 0.0
 
     def _sink(self, metadata: dict, payload: str | None) -> None:
         self._records.append((metadata, payload))
@@ -67,6 +70,7 @@ class CaptureSession:
         if not _lock.acquire(blocking=False):
             raise RuntimeError("a compilescope capture is already running; captures do not nest")
         partial = ""
+        self._started = time.time() - 1.0  # file times are coarse: a second's margin
         try:
             self._strings = torch_bridge.interned_strings()
             with (
@@ -100,6 +104,7 @@ class CaptureSession:
         capture = replace(builder.build(source="live"), partial=partial)
         sources, cells = self._cell_sources(capture)
         capture = replace(capture, sources=sources, cells=cells)
+        capture = with_triton_ir(capture, self._started)
         return _with_module_paths(
             capture, self.module_paths, self.joint_paths, self.post_grad_paths
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .graph import SourceLoc
 
@@ -22,6 +22,8 @@ class Kernel:
     # Inductor's estimate of the bytes one call reads and writes (`kernel_num_gb` in a Triton
     # kernel's inductor_meta, written when config.benchmark_kernel is on); None when unknown.
     bytes_moved: float | None = None
+    ir: dict[str, str] = field(default_factory=dict)  # Triton IR stage (ttir, ptx...) -> text
+    launch: dict[str, int] = field(default_factory=dict)  # num_warps, num_stages, shared...
 
 
 @dataclass(frozen=True)

@@ -320,7 +320,16 @@ function csRenderResult(el, data) {
     }
     if (lines.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `from lines: ${lines.map((l) => csWhere(l, cellOf)).join(", ")}`));
     if (k.aten.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `ATen ops: ${k.aten.join(", ")}`));
+    const launch = Object.entries(k.launch || {});
+    if (launch.length) kernelShow.appendChild(csEl("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}`));
     kernelShow.appendChild(csHighlight(k.source || "(an extern call: no generated source)"));
+    for (const [stage, text] of Object.entries(k.ir || {})) {
+      const d = csEl("details", { class: "cs-text", "data-ir": stage });
+      d.appendChild(csEl("summary", {}, `Triton IR: ${stage.toUpperCase()} (${text.split("\n").length} lines, from Triton's cache)`));
+      d.appendChild(csEl("pre", {}, text));
+      kernelShow.appendChild(d);
+    }
+    if (k.lang === "triton" && !Object.keys(k.ir || {}).length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, "Triton IR: not found in Triton's cache (a log read offline, or a cache hit from another process)"));
   }
   function openKernel(ci, name) {
     setCompile(ci);

@@ -132,6 +132,8 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "time": _sample(t.time) if t else None,
                     "calls_per_run": t.calls_per_run if t else None,
                     "bytes": k.bytes_moved,
+                    "ir": k.ir,
+                    "launch": k.launch,
                     "bandwidth": _bandwidth(k, t),
                 }
             )

@@ -1,0 +1,62 @@
+"""Triton IR stages and launch settings read from Triton's cache (a cache laid out as Triton does)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from compilescope.live.triton_ir import with_triton_ir
+from compilescope.model.capture import Capture
+from compilescope.model.compile import Compile
+from compilescope.model.compile_id import CompileId
+from compilescope.trace.output_code import split_output_code
+from compilescope.views.view_data import capture_data
+
+pytestmark = pytest.mark.torch
+
+MODULE = """
+# AOT ID: ['0_forward']
+triton_poi_fused_relu_0 = async_compile.triton('triton_poi_fused_relu_0', '''
+@triton.jit
+def triton_poi_fused_relu_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    pass
+''', device_str='cuda')
+
+def call(args):
+    triton_poi_fused_relu_0.run(buf0, buf1, 1024, stream=stream0)
+"""
+
+
+def write_kernel(root, digest: str, ttir: str, mtime: float) -> None:
+    folder = root / digest if digest else root
+    folder.mkdir(parents=True)
+    files = {
+        "triton_poi_fused_relu_0.ttir": ttir,
+        "triton_poi_fused_relu_0.ptx": "// ptx " + ttir,
+        "triton_poi_fused_relu_0.json": json.dumps({"num_warps": 4, "num_stages": 2, "shared": 0}),
+        "other_kernel.ttir": "not ours",
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text)
+        os.utime(folder / name, (mtime, mtime))
+
+
+@pytest.mark.parametrize("layout", ["{}", "tmpab12/triton/{}", "triton/0/{}"])
+def test_ir_and_launch_of_this_capture_only(tmp_path, monkeypatch, layout):
+    # Triton's own layout, and Inductor's (a fresh temporary cache per compile when caches
+    # are off, as during a capture; a per-device folder otherwise).
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    started = time.time() - 10
+    write_kernel(tmp_path / layout.format("old"), "", "module { old }", started - 100)
+    write_kernel(tmp_path / layout.format("new"), "", "module { new }", started + 5)
+    code = split_output_code(MODULE)
+    capture = Capture((Compile(CompileId(frame_id=0, frame_compile_id=0), output_code=(code,)),))
+    (kernel,) = with_triton_ir(capture, started)[0].kernels
+    assert kernel.ir == {"ttir": "module { new }", "ptx": "// ptx module { new }"}
+    assert kernel.launch == {"num_warps": 4, "num_stages": 2, "shared": 0}
+    (shown,) = capture_data(with_triton_ir(capture, started))["compiles"][0]["kernels"]
+    assert shown["ir"]["ttir"] == "module { new }" and shown["launch"]["num_warps"] == 4
+    # A capture with no Triton kernels is returned as it was.
+    assert with_triton_ir(Capture(), started) == Capture()
