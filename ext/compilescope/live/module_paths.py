@@ -1,0 +1,60 @@
+"""Module paths heard from live graphs, put on the nodes of the graphs the trace logged."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..model.capture import Capture
+
+# Which recorded paths name the nodes of which logged graph.
+_JOINT_NAMED = ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
+
+
+def with_module_paths(
+    capture: Capture,
+    dynamo: dict[str, dict[str, str]],
+    joint: dict[str, dict[str, str]] | None = None,
+    post_grad: dict[str, list[dict[str, str]]] | None = None,
+) -> Capture:
+    """Module paths heard live, put on the nodes of the logged graphs (matched by node name)."""
+    if not (dynamo or joint or post_grad):
+        return capture
+
+    def lookup(table: dict, c) -> object:
+        # The listeners hear CompileContext's id, which has no restart attempt (`0/0`) while the
+        # trace records the attempt that produced the graph (`0/0_1`, e.g. after a graph break).
+        return table.get(str(replace(c.id, rank=None))) or table.get(
+            str(replace(c.id, rank=None, attempt=0))
+        )
+
+    compiles = []
+    for c in capture.compiles:
+        by_kind: dict[str, list[dict[str, str]]] = {}
+        if paths := lookup(dynamo, c):
+            by_kind["dynamo_output_graph"] = [paths]
+        if joint and (paths := lookup(joint, c)):
+            for kind in _JOINT_NAMED:
+                if kind in c.graphs:
+                    by_kind[kind] = [paths] * len(c.graphs[kind])
+        if post_grad and (paths := lookup(post_grad, c)):
+            by_kind["inductor_post_grad_graph"] = paths
+        graphs = dict(c.graphs)
+        for kind, tables in by_kind.items():
+            logged = graphs.get(kind, ())
+            if not logged or len(tables) != len(logged):
+                continue  # not one recorded table per logged graph: do not guess
+            graphs[kind] = tuple(
+                _graph_with_paths(graph, table) for graph, table in zip(logged, tables, strict=True)
+            )
+        compiles.append(replace(c, graphs=graphs))
+    return replace(capture, compiles=tuple(compiles))
+
+
+def _graph_with_paths(graph, table: dict[str, str]):
+    if not table:
+        return graph
+
+    def load() -> list:  # stays lazy: a graph nobody opens is never parsed
+        return [replace(n, module_path=table.get(n.name) or n.module_path) for n in graph.nodes]
+
+    return type(graph)(graph.kind, graph.text, load_nodes=load, metadata=graph.metadata)
