@@ -212,3 +212,29 @@ def test_nothing_from_a_capture_executes(page, loaded, tmp_path):
     assert page.locator("img").count() == 0
     assert page.locator("script").count() == 2  # the report's own: data and code
     assert page.dialogs == [] and page.errors == []
+
+
+def test_diff_tab_shows_nodes_and_kernel_sources_verbatim(page, loaded, tmp_path):
+    before = loaded("module_backward")
+    after = evil_capture(before)  # same frame, so its compile is matched with before's
+    after = dataclasses.replace(
+        after, compiles=(dataclasses.replace(after.compiles[0], frame=before.compiles[0].frame),)
+    )
+    path = after.to_html(tmp_path / "diff.html", before=before)
+    page.goto(f"file://{path}")
+    page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
+    page.click("button[data-tab='diff']")
+    pane = page.locator("[data-pane='diff']")
+    assert pane.locator("[data-diff-same='0']").count() == 1
+    # The renamed forward node shows as changed, with the markup as its text.
+    forward = pane.locator("details[data-diff-graph='aot_forward_graph']")
+    forward.locator("summary").click()
+    changed = forward.locator("tr.cs-diff-changed")
+    assert changed.count() == 1 and EVIL in changed.inner_text()
+    # The kernel whose source became the markup: its old lines removed, the new one added.
+    kernel = pane.locator("details[data-diff-kernel][data-change='replaced']").first
+    kernel.locator("summary").click()
+    assert EVIL in kernel.locator(".cs-diff-added").inner_text()
+    assert kernel.locator(".cs-diff-removed").count() > 3
+    assert page.locator("img").count() == 0
+    assert page.dialogs == [] and page.errors == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import linecache
 import tracemalloc
+from html import escape
 
 import compilescope
 import pytest
@@ -175,6 +176,32 @@ def test_diff_with_a_stored_capture(ip, run, capsys):
     assert "no differences" in capsys.readouterr().out
     run("d1 = x.sin().cos()", "--backend aot_eager --diff cap_d1")
     assert "aot_inference_graph" in capsys.readouterr().out
+
+
+def test_diff_shows_nodes_and_kernel_source_changes(ip, run, capsys):
+    # Inductor names a kernel by what it fuses, so adding cos() replaces cpp_fused_sin_0 by a
+    # kernel with another name: the diff pairs them and shows the source diff.
+    from compilescope.views.result_view import fallback_html
+    from compilescope.views.result_view import view_data as full_view_data
+
+    run("k1 = x.sin()", "--out cap_k1")
+    run("k1 = x.sin().cos()", "--out cap_k2")
+    before, after = ip.user_ns["cap_k1"], ip.user_ns["cap_k2"]
+    d = compilescope.diff(before, after)
+    dynamo = next(g for g in d.graphs if g.kind == "dynamo_output_graph")
+    (cos,) = [n for n in dynamo.nodes if n.change == "added"]
+    assert "cos" in cos.after and cos.before == ""
+    (kernel,) = [k for k in d.kernels if k.change == "replaced"]
+    assert "sin" in kernel.name and "cos" in kernel.name.split("->")[1]
+    added = [line for line in kernel.source_diff() if line.startswith("+")]
+    assert any("cos" in line for line in added), kernel.source_diff()
+    data = full_view_data(after, before)
+    shown = data["diff"]
+    assert shown["kernels"][0]["diff"] == kernel.source_diff()
+    assert any(g["kind"] == "dynamo_output_graph" for g in shown["graphs"])
+    html = fallback_html(after, data)
+    assert "cs-diff" in html and any("cos" in line for line in added)
+    assert escape(added[-1]) in html  # the kernel diff, escaped, without script
 
 
 def test_diff_of_the_same_cell_with_a_graph_break_is_empty(ip, run, capsys):

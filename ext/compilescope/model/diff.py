@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from .capture import Capture
 from .compile import Compile
+from .graph import Node
+
+
+@dataclass(frozen=True)
+class NodeChange:
+    """One node that came, went or changed, with its one-line text on each side ("" if absent)."""
+
+    name: str
+    change: str  # "added", "removed", "changed"
+    before: str
+    after: str
 
 
 @dataclass(frozen=True)
@@ -18,14 +30,33 @@ class GraphChange:
     nodes_after: int
     added: tuple[str, ...]
     removed: tuple[str, ...]
-    changed: tuple[str, ...]  # same name, different target or tensor
+    changed: tuple[str, ...]  # in the same place, another target or tensor ("old -> new" name)
+    nodes: tuple[NodeChange, ...] = ()  # the same, node by node, in graph order
 
 
 @dataclass(frozen=True)
 class KernelChange:
+    """A kernel added, removed, changed (same name, other source) or replaced: a kernel gone and
+    one new in the same graph, paired by position since Inductor names kernels by what they fuse."""
+
     compile_id: str
     name: str
-    change: str  # "added", "removed", "changed" (source differs)
+    change: str  # "added", "removed", "changed", "replaced"
+    before: str = ""  # source before ("" when added)
+    after: str = ""  # source after ("" when removed)
+
+    def source_diff(self, context: int = 3) -> list[str]:
+        """Unified diff of the kernel's source, before -> after."""
+        return list(
+            difflib.unified_diff(
+                self.before.splitlines(),
+                self.after.splitlines(),
+                "before",
+                "after",
+                n=context,
+                lineterm="",
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -40,6 +71,8 @@ class CaptureDiff:
     graphs: tuple[GraphChange, ...]
     kernels: tuple[KernelChange, ...]
     times: tuple[tuple[str, float | None, float | None], ...]  # id, before s, after s
+    # Compiled graph's median run time (from timings, when both captures measured it).
+    runtimes: tuple[tuple[str, float | None, float | None], ...] = ()
 
     @property
     def same(self) -> bool:
@@ -77,6 +110,9 @@ class CaptureDiff:
         for cid, a, b in self.times:
             if a is not None and b is not None:
                 lines.append(f"  {cid} compile time {a:.2f} s -> {b:.2f} s")
+        for cid, a, b in self.runtimes:
+            if a is not None and b is not None:
+                lines.append(f"  {cid} compiled run {a * 1e3:.3f} ms -> {b * 1e3:.3f} ms")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -103,41 +139,15 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     a, b = _by_match_key(before), _by_match_key(after)
     breaks_a = [k for c in a.values() for k in _break_key(_label(c), c)]
     breaks_b = [k for c in b.values() for k in _break_key(_label(c), c)]
-    graphs, kernels, times = [], [], []
+    graphs, kernels, times, runtimes = [], [], [], []
     for key in [k for k in a if k in b]:
         ca, cb = a[key], b[key]
         cid = _label(ca) if _label(ca) == _label(cb) else f"{_label(ca)}->{_label(cb)}"
         for kind in dict.fromkeys([*ca.graphs, *cb.graphs]):
-            ga, gb = ca.graph(kind), cb.graph(kind)
-            na = {n.name: n for n in ga.nodes} if ga else {}
-            nb = {n.name: n for n in gb.nodes} if gb else {}
-            changed = tuple(
-                n
-                for n in na
-                if n in nb and (na[n].target, na[n].tensors) != (nb[n].target, nb[n].tensors)
-            )
-            graphs.append(
-                GraphChange(
-                    cid,
-                    kind,
-                    len(na),
-                    len(nb),
-                    tuple(n for n in nb if n not in na),
-                    tuple(n for n in na if n not in nb),
-                    changed,
-                )
-            )
-        ka = {(code.role, k.name): k for code in ca.output_code for k in code.kernels}
-        kb = {(code.role, k.name): k for code in cb.output_code for k in code.kernels}
-        for key in dict.fromkeys([*ka, *kb]):
-            label = f"{key[1]} ({key[0]})" if key[0] else key[1]
-            if key not in kb:
-                kernels.append(KernelChange(cid, label, "removed"))
-            elif key not in ka:
-                kernels.append(KernelChange(cid, label, "added"))
-            elif ka[key].source != kb[key].source:
-                kernels.append(KernelChange(cid, label, "changed"))
+            graphs.append(_graph_change(cid, kind, ca, cb))
+        kernels.extend(_kernel_changes(cid, ca, cb))
         times.append((cid, ca.compile_time_s, cb.compile_time_s))
+        runtimes.append((cid, _compiled_median(before, ca), _compiled_median(after, cb)))
     # Graph breaks are compared by user line and reason, whatever compile id they landed in.
     breaks_a = [k.split(" at ", 1)[1] for k in breaks_a]
     breaks_b = [k.split(" at ", 1)[1] for k in breaks_b]
@@ -149,7 +159,91 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
         graphs=tuple(graphs),
         kernels=tuple(kernels),
         times=tuple(times),
+        runtimes=tuple(r for r in runtimes if r[1] is not None or r[2] is not None),
     )
+
+
+def _node_text(node: Node) -> str:
+    kind = node.type_text or ", ".join(str(t) for t in node.tensors)
+    text = f"{node.op} {node.target}({node.args_text})"
+    return f"{text} : {kind}" if kind else text
+
+
+def _signature(node: Node) -> tuple:
+    return (node.op, node.target, node.type_text or node.tensors)
+
+
+def _graph_change(cid: str, kind: str, ca: Compile, cb: Compile) -> GraphChange:
+    """Nodes are aligned by what they compute (op, target, type) in graph order, not by name:
+    FX names a node after the variable it is assigned to, so `y = x.sin()` -> `y = x.sin().cos()`
+    moves the name `y` from sin to cos, and matching by name would call both changed."""
+    ga, gb = ca.graph(kind), cb.graph(kind)
+    na = list(ga.nodes) if ga else []
+    nb = list(gb.nodes) if gb else []
+    matcher = difflib.SequenceMatcher(
+        None, [_signature(n) for n in na], [_signature(n) for n in nb], autojunk=False
+    )
+    nodes: list[NodeChange] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        olds, news = na[i1:i2], nb[j1:j2]
+        paired = min(len(olds), len(news)) if tag == "replace" else 0
+        for old, new in zip(olds[:paired], news[:paired], strict=True):
+            name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
+            nodes.append(NodeChange(name, "changed", _node_text(old), _node_text(new)))
+        nodes += [NodeChange(n.name, "removed", _node_text(n), "") for n in olds[paired:]]
+        nodes += [NodeChange(n.name, "added", "", _node_text(n)) for n in news[paired:]]
+    return GraphChange(
+        cid,
+        kind,
+        len(na),
+        len(nb),
+        tuple(c.name for c in nodes if c.change == "added"),
+        tuple(c.name for c in nodes if c.change == "removed"),
+        tuple(c.name for c in nodes if c.change == "changed"),
+        tuple(nodes),
+    )
+
+
+def _kernel_changes(cid: str, ca: Compile, cb: Compile) -> list[KernelChange]:
+    ka = {(code.role, k.name): k for code in ca.output_code for k in code.kernels}
+    kb = {(code.role, k.name): k for code in cb.output_code for k in code.kernels}
+
+    def label(key: tuple[str, str]) -> str:
+        return f"{key[1]} ({key[0]})" if key[0] else key[1]
+
+    out = []
+    gone = [k for k in ka if k not in kb]
+    new = [k for k in kb if k not in ka]
+    for key in [k for k in ka if k in kb]:
+        if ka[key].source != kb[key].source:
+            out.append(KernelChange(cid, label(key), "changed", ka[key].source, kb[key].source))
+    # A kernel fusing other ops gets another name (cpp_fused_sin_0 -> cpp_fused_cos_sin_0):
+    # pair what went and what came within one graph role and language, in order.
+    for old in list(gone):
+        match = next(
+            (k for k in new if k[0] == old[0] and kb[k].language == ka[old].language),
+            None,
+        )
+        if match is None:
+            continue
+        gone.remove(old)
+        new.remove(match)
+        name = f"{label(old)} -> {match[1]}"
+        out.append(KernelChange(cid, name, "replaced", ka[old].source, kb[match].source))
+    out += [KernelChange(cid, label(k), "removed", ka[k].source, "") for k in gone]
+    out += [KernelChange(cid, label(k), "added", "", kb[k].source) for k in new]
+    return out
+
+
+def _compiled_median(capture: Capture, compile_: Compile) -> float | None:
+    if capture.timings is None:
+        return None
+    for g in capture.timings.graphs:
+        if g.compile_id == str(compile_.id) and g.compiled is not None:
+            return g.compiled.median_s
+    return None
 
 
 def _label(c: Compile) -> str:

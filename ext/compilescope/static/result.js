@@ -400,7 +400,7 @@ function csRenderResult(el, data) {
     });
   }
 
-  if (data.diff) panes.diff.appendChild(csEl("pre", { class: "cs-pre" }, data.diff));
+  if (data.diff) csRenderDiff(panes.diff, data.diff);
 
   for (const [s, cb] of selectors) { s.value = String(compileIndex); cb(); }
   showTab("overview");

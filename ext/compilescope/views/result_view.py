@@ -9,6 +9,7 @@ from pathlib import Path
 from ..model.capture import Capture
 from ..model.graph import Graph
 from .charts import kernel_bars, stage_waterfall
+from .diff_view import diff_html
 from .explorer_data import explorer_payload
 from .static_graph import graph_svg
 from .summary_html import capture_html
@@ -40,6 +41,8 @@ def fallback_html(capture: Capture, data: dict) -> str:
     for chart in data["charts"].values():
         if chart:
             parts.append(f"<div>{chart}</div>")
+    if data.get("diff"):
+        parts.append(diff_html(data["diff"]))
     return "<div class='cs-fallback'>" + "".join(parts) + "</div>"
 
 
@@ -65,11 +68,13 @@ def explorer_view(graph: Graph, title: str = ""):
     return ExplorerWidget(payload, fallback, repr(graph))
 
 
-def report_html(capture: Capture, title: str = "compilescope report") -> str:
+def report_html(
+    capture: Capture, title: str = "compilescope report", before: Capture | None = None
+) -> str:
     """One offline HTML file: the interactive view inlined, the script-free view for no-JS readers."""
     from .widget import result_script, static_text
 
-    data = view_data(capture)
+    data = view_data(capture, before)
     # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
     payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     return (
@@ -83,9 +88,9 @@ def report_html(capture: Capture, title: str = "compilescope report") -> str:
     )
 
 
-def write_report(capture: Capture, path: str | Path) -> Path:
+def write_report(capture: Capture, path: str | Path, before: Capture | None = None) -> Path:
     path = Path(path)
-    path.write_text(report_html(capture), encoding="utf-8")
+    path.write_text(report_html(capture, before=before), encoding="utf-8")
     return path
 
 

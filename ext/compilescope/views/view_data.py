@@ -292,6 +292,7 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
     }
     if before is not None:
         from ..model.diff import diff
+        from .diff_view import diff_data
 
-        data["diff"] = diff(before, capture).summary()
+        data["diff"] = diff_data(diff(before, capture))
     return data

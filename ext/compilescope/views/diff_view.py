@@ -1,0 +1,83 @@
+"""A diff of two captures as the view shows it: JSON for the widget, escaped HTML for no-script readers."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..model.diff import CaptureDiff
+from .view_data import STAGES
+
+# Enough to read; a diff longer than this is cut (and says so) so one big change cannot
+# bloat the notebook.
+MAX_NODES = 400
+MAX_LINES = 600
+
+_LABELS = dict(STAGES)
+
+
+def _changed_graphs(d: CaptureDiff):
+    return [g for g in d.graphs if g.nodes or g.nodes_before != g.nodes_after]
+
+
+def diff_data(d: CaptureDiff) -> dict:
+    """JSON-ready: what changed, node by node per stage, and each kernel's unified source diff."""
+    graphs = []
+    for g in _changed_graphs(d):
+        graphs.append(
+            {
+                "compile": g.compile_id,
+                "kind": g.kind,
+                "label": _LABELS.get(g.kind, g.kind),
+                "before": g.nodes_before,
+                "after": g.nodes_after,
+                "counts": [len(g.added), len(g.removed), len(g.changed)],
+                "nodes": [[n.change, n.name, n.before, n.after] for n in g.nodes[:MAX_NODES]],
+                "cut": max(0, len(g.nodes) - MAX_NODES),
+            }
+        )
+    kernels = []
+    for k in d.kernels:
+        lines = k.source_diff()
+        kernels.append(
+            {
+                "compile": k.compile_id,
+                "name": k.name,
+                "change": k.change,
+                "diff": lines[:MAX_LINES],
+                "cut": max(0, len(lines) - MAX_LINES),
+            }
+        )
+    return {
+        "same": d.same,
+        "summary": d.summary(),
+        "compiles_added": list(d.compiles_added),
+        "compiles_removed": list(d.compiles_removed),
+        "breaks_added": list(d.breaks_added),
+        "breaks_removed": list(d.breaks_removed),
+        "graphs": graphs,
+        "kernels": kernels,
+        "times": [list(t) for t in d.times],
+        "runtimes": [list(t) for t in d.runtimes],
+    }
+
+
+def diff_html(data: dict) -> str:
+    """The same diff without script: a summary, node tables and kernel diffs in <details>."""
+    parts = ["<h4>diff against the earlier capture</h4>", f"<pre>{escape(data['summary'])}</pre>"]
+    for g in data["graphs"]:
+        rows = "".join(
+            f"<tr class='cs-diff-{escape(c)}'><td>{'+-~'[('added', 'removed', 'changed').index(c)]}"
+            f"</td><td>{escape(name)}</td><td>{escape(b)}</td><td>{escape(a)}</td></tr>"
+            for c, name, b, a in g["nodes"]
+        )
+        parts.append(
+            f"<details><summary>{escape(g['compile'])} {escape(g['label'])}: {g['before']} -> "
+            f"{g['after']} nodes</summary><table><tr><th></th><th>node</th><th>before</th>"
+            f"<th>after</th></tr>{rows}</table></details>"
+        )
+    for k in data["kernels"]:
+        parts.append(
+            f"<details><summary>{escape(k['compile'])} kernel {escape(k['change'])}: "
+            f"{escape(k['name'])}</summary><pre>{escape(chr(10).join(k['diff']))}</pre></details>"
+        )
+    return "<div class='cs-diff'>" + "".join(parts) + "</div>"
