@@ -44,6 +44,7 @@ def test_times_survive_json_and_show_in_the_view(timed):
     assert back.timings == timed.timings
     html = capture_html(timed)
     assert "Times on cpu" in html and "cpp_fused" in html and "speedup" in html
+    assert "peak memory, eager / compiled" in html and "KiB / " in html
     assert "time: eager" in timed.summary()
 
 
@@ -77,10 +78,32 @@ def test_dynamic_shapes_are_timed_with_concrete_sizes():
     )
 
 
-def test_peak_memory_is_none_on_cpu_never_zero(timed):
-    # torch keeps no allocator peak on a CPU: not measured is None (the view says so), not 0.
-    for g in timed.timings.graphs:
-        assert g.eager_peak_bytes is None and g.compiled_peak_bytes is None
+def test_cpu_peak_memory_is_measured_from_allocation_events(timed):
+    # The graph's output alone is 64 x 4 floats (1 KiB), fc1's activation 64 x 32 (8 KiB):
+    # a peak below the output or in megabytes would be a wrong reading.
+    (g,) = timed.timings.graphs
+    for peak in (g.eager_peak_bytes, g.compiled_peak_bytes):
+        assert peak is not None and 1024 <= peak < 1 << 20, peak
+    assert g.eager_peak_bytes >= 64 * 32 * 4  # eager keeps fc1's output for backward
+
+
+def test_cpu_peak_counts_what_is_alive_at_once():
+    from compilescope.live.measure import _cpu_peak_bytes
+
+    x = torch.randn(256, 1024)  # 1 MiB
+    mib = 1 << 20
+
+    def three_alive(t):
+        a = t * 2
+        b = a.sin()
+        return (b + a).sum()  # a, b and b + a alive together: 3 MiB
+
+    def one_at_a_time(t):
+        for _ in range(3):
+            (t * 2).sum()
+
+    assert 3 * mib <= _cpu_peak_bytes(three_alive, [x]) < 3 * mib + 4096
+    assert mib <= _cpu_peak_bytes(one_at_a_time, [x]) < mib + 4096
 
 
 def test_code_under_no_grad_is_timed_under_no_grad():

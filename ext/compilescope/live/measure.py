@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
@@ -84,7 +87,9 @@ def _sample(fn: Callable, args: list, device: str, warmup: int, repeats: int) ->
 
 
 def _peak_bytes(fn: Callable, args: list, device: str) -> int | None:
-    """Bytes one run allocates at its peak above what was allocated before; CUDA only."""
+    """Bytes one run allocates at its peak above what was allocated before it."""
+    if device == "cpu":
+        return _cpu_peak_bytes(fn, args)
     if not device.startswith("cuda"):
         return None
     torch.cuda.synchronize()
@@ -95,6 +100,39 @@ def _peak_bytes(fn: Callable, args: list, device: str) -> int | None:
     peak = torch.cuda.max_memory_allocated() - base
     del result
     return int(peak)
+
+
+def _cpu_peak_bytes(fn: Callable, args: list) -> int | None:
+    """The CPU allocator keeps no peak, but under the profiler with profile_memory every
+    allocation and free is an event carrying the running total ("Total Allocated"): the peak of
+    that total, less where it stood before the first event, is the run's peak. None when the
+    profiler recorded no CPU memory events (nothing to read, so nothing to claim)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        result = fn(*args)
+        del result
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.json"
+        prof.export_chrome_trace(str(path))
+        events = json.loads(path.read_text()).get("traceEvents", [])
+    return peak_from_memory_events(events)
+
+
+def peak_from_memory_events(events: list[dict]) -> int | None:
+    """Peak of the CPU allocator's running total over a chrome trace's [memory] events."""
+    totals = []
+    for e in events:
+        args = e.get("args") or {}
+        if e.get("name") != "[memory]" or args.get("Device Type") != 0:  # 0: c10 CPU
+            continue
+        if "Total Allocated" in args and "Bytes" in args:
+            totals.append((e.get("ts", 0), args["Total Allocated"], args["Bytes"]))
+    if not totals:
+        return None
+    totals.sort(key=lambda t: t[0])
+    start = totals[0][1] - totals[0][2]
+    return int(max(0, max(t[1] for t in totals) - start))
 
 
 def _device_of(layout: list) -> str:

@@ -25,8 +25,8 @@ class GraphTiming:
     eager: Sample | None = None
     compiled: Sample | None = None
     note: str = ""  # why a time is missing, when one is
-    # Peak memory one run allocated above what was allocated before it (CUDA allocator
-    # statistics); None where not measured (on a CPU: torch keeps no allocator peak there).
+    # Peak memory one run allocated above what was allocated before it (CUDA: the allocator's
+    # peak statistics; CPU: the profiler's allocation events); None where not measured.
     eager_peak_bytes: int | None = None
     compiled_peak_bytes: int | None = None
 

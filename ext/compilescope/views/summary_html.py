@@ -114,14 +114,20 @@ def timings_html(capture: Capture) -> str:
     for g in t.graphs:
         if g.compiled is None:
             rows.append(
-                f"<tr><td>{escape(g.compile_id)}</td><td colspan='4'>not measured: {escape(g.note)}</td></tr>"
+                f"<tr><td>{escape(g.compile_id)}</td><td colspan='5'>not measured: {escape(g.note)}</td></tr>"
             )
             continue
         gap = t.gap_text(g.compile_id, g.compiled.median_s)
         speed = f"{g.speedup:.2f}x" if g.speedup else ""
+        peaks = (
+            f"{human_bytes(g.eager_peak_bytes)} / {human_bytes(g.compiled_peak_bytes)}"
+            if g.eager_peak_bytes is not None and g.compiled_peak_bytes is not None
+            else "not measured"
+        )
         rows.append(
             f"<tr><td>{escape(g.compile_id)}</td><td>{escape(_spread(g.eager))}</td>"
-            f"<td>{escape(_spread(g.compiled))}</td><td>{escape(speed)}</td><td>{escape(gap)}</td></tr>"
+            f"<td>{escape(_spread(g.compiled))}</td><td>{escape(speed)}</td><td>{escape(gap)}</td>"
+            f"<td>{escape(peaks)}</td></tr>"
         )
     kernels = sorted(t.kernels, key=lambda k: k.time.median_s * k.calls_per_run, reverse=True)[:10]
     by_name = {(str(c.id), k.name): k for c in capture for k in c.kernels}
@@ -137,7 +143,8 @@ def timings_html(capture: Capture) -> str:
     what = "".join(f"<li>{escape(g.what)}</li>" for g in t.graphs)
     return (
         f"<p><b>Times on {escape(t.device)}</b> (median, spread, repeats)</p><table><tr><th>compile id</th>"
-        "<th>eager</th><th>compiled</th><th>speedup</th><th>kernels vs the rest</th></tr>"
+        "<th>eager</th><th>compiled</th><th>speedup</th><th>kernels vs the rest</th>"
+        "<th>peak memory, eager / compiled</th></tr>"
         f"{''.join(rows)}</table>"
         + (
             "<table><tr><th>compile id</th><th>kernel</th><th>per call</th><th>calls/run</th>"

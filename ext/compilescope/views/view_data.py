@@ -72,7 +72,7 @@ def _renamed(
 
 def _peak_text(g) -> str:
     if g.eager_peak_bytes is None or g.compiled_peak_bytes is None:
-        return "peak memory: not measured (CUDA allocator statistics only; none on a CPU)"
+        return "peak memory: not measured"
     return (
         f"peak memory of one run: eager {human_bytes(g.eager_peak_bytes)},"
         f" compiled {human_bytes(g.compiled_peak_bytes)}"
