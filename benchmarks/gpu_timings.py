@@ -9,8 +9,8 @@ captures (trimmed: guards and graph texts of pre-grad stages dropped).
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import statistics
 import sys
 from dataclasses import replace
@@ -25,24 +25,30 @@ import torch  # noqa: E402
 from gpu_models import Block, SmallCNN  # noqa: E402
 
 
-def cache_roots() -> list[Path]:
-    """Triton's cache: TRITON_CACHE_DIR, and Inductor's own (it may set its own per process)."""
-    from torch._inductor.runtime.runtime_utils import cache_dir
-
-    return [Path(os.environ["TRITON_CACHE_DIR"]), Path(cache_dir())]
-
-
-def ir_stages(kernel: str) -> list[str]:
-    found = {p.suffix.lstrip(".") for root in cache_roots() for p in root.rglob(f"{kernel}.*")}
-    return sorted(found & {"ttir", "ttgir", "llir", "ptx", "cubin"})
-
-
-def launch_meta(kernel: str) -> dict:
-    for root in cache_roots():
-        for path in root.rglob(f"{kernel}.json"):
-            meta = json.loads(path.read_text())
-            return {k: meta.get(k) for k in ("num_warps", "num_stages", "shared")}
-    return {}
+def launch_agreement(cap) -> list[str]:
+    """How each timed Triton kernel launched (profiler) against what Inductor chose (config):
+    block = 32 x num_warps, and for a 1-D grid, grid x = ceil(xnumel / XBLOCK)."""
+    kernels = {(str(c.id), k.name): k for c in cap for k in c.kernels if k.language == "triton"}
+    block_ok = grid_ok = grid_checked = with_config = 0
+    timed = [t for t in cap.timings.kernels if (t.compile_id, t.kernel) in kernels]
+    example = ""
+    for t in timed:
+        k = kernels[(t.compile_id, t.kernel)]
+        with_config += "XBLOCK" in k.launch
+        if t.block and k.launch.get("num_warps"):
+            block_ok += t.block[0] == 32 * k.launch["num_warps"]
+        numel = re.search(r"^\s*xnumel = (\d+)$", k.source, re.M)
+        if numel and "XBLOCK" in k.launch and "YBLOCK" not in k.launch and t.grid:
+            grid_checked += 1
+            grid_ok += t.grid[0] == -(-int(numel.group(1)) // k.launch["XBLOCK"])
+        if not example and t.grid:
+            example = f"e.g. {t.kernel}: grid {t.grid}, block {t.block}, launch {k.launch}"
+    return [
+        f"- launch: {with_config} of {len(timed)} timed Triton kernels carry the config they run with;"
+        f" block = 32 x num_warps for {block_ok}; grid x = ceil(xnumel / XBLOCK) for {grid_ok}"
+        f" of {grid_checked} 1-D grids with a static xnumel",
+        f"- {example}",
+    ]
 
 
 def profiler_kernel_times(model, x, names: set[str], steps=10) -> dict[str, float]:
@@ -91,15 +97,11 @@ for model_name, make, shape in (
                 )
             else:
                 lines.append(f"- {g.compile_id}: not measured: {g.note}")
-        with_ir = [k.name for k in triton if len(ir_stages(k.name)) >= 4]
+        with_ir = [k.name for k in triton if {"ttir", "ttgir", "llir", "ptx"} <= set(k.ir)]
         lines.append(
-            f"- Triton kernels with TTIR/TTGIR/LLIR/PTX in the cache: {len(with_ir)} of {len(triton)}"
+            f"- Triton kernels with TTIR/TTGIR/LLIR/PTX in the capture: {len(with_ir)} of {len(triton)}"
         )
-        if triton:
-            meta = launch_meta(triton[0].name)
-            lines.append(
-                f"- e.g. {triton[0].name}: stages {ir_stages(triton[0].name)}, launch {meta}"
-            )
+        lines.extend(launch_agreement(cap))
         reference = profiler_kernel_times(make().cuda().to(dtype), x, set(timed))
         rows = []
         for name, kt in sorted(timed.items()):

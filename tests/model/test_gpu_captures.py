@@ -60,3 +60,37 @@ def test_triton_kernels_carry_ir_launch_bytes_and_peak_memory(path):
     for g in cap.timings.graphs:
         assert g.compiled_peak_bytes and g.compiled_peak_bytes > 0
         assert g.eager_peak_bytes and g.eager_peak_bytes > 0
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_kernels_launched_as_their_config_says(path):
+    # Two sources that must agree: the config Inductor's autotuner chose (Kernel.launch) and
+    # the grid and block the profiler saw the GPU launch (KernelTiming).
+    import re
+
+    cap = Capture.from_json(gzip.decompress(path.read_bytes()).decode())
+    kernels = {(str(c.id), k.name): k for c in cap for k in c.kernels if k.language == "triton"}
+    for k in kernels.values():  # forward and backward: every kernel ran in the captured step
+        assert k.launch.get("XBLOCK", 0) > 0 and k.launch.get("registers", 0) > 0, k.name
+    timed = [t for t in cap.timings.kernels if (t.compile_id, t.kernel) in kernels]
+    assert timed
+    checked = 0
+    for t in timed:
+        k = kernels[(t.compile_id, t.kernel)]
+        assert len(t.grid) == 3 and len(t.block) == 3 and t.registers, t.kernel
+        assert t.block == (32 * k.launch["num_warps"], 1, 1), t.kernel
+        numel = re.search(r"^\s*xnumel = (\d+)$", k.source, re.M)
+        if numel and "YBLOCK" not in k.launch:
+            assert t.grid[0] == -(-int(numel.group(1)) // k.launch["XBLOCK"]), t.kernel
+            checked += 1
+    assert checked >= len(timed) // 2
+
+
+def test_the_kernel_pane_gets_the_launch_shape_and_config():
+    from compilescope.views.view_data import capture_data
+
+    cap = Capture.from_json(gzip.decompress(CAPTURES[0].read_bytes()).decode())
+    kernels = [k for c in capture_data(cap)["compiles"] for k in c["kernels"]]
+    timed = [k for k in kernels if k["time"] and k["lang"] == "triton"]
+    assert timed and all(len(k["grid"]) == 3 and k["registers"] for k in timed)
+    assert all("XBLOCK" in k["launch"] for k in kernels if k["lang"] == "triton")

@@ -237,10 +237,52 @@ def _kernel_times(compile_id, rec, inputs, known, device, repeats) -> list[Kerne
             continue
         micros = event.device_time_total if on_device else event.cpu_time_total
         durations[name].append(micros / 1e6)
+    shapes = _launch_shapes(prof, known) if gpu else {}
     out = []
     for name, values in sorted(durations.items()):
         sample = Sample(statistics.median(values), min(values), max(values), len(values))
-        out.append(KernelTiming(compile_id, name, sample, len(values) / repeats))
+        grid, block, registers = shapes.get(name, ((), (), None))
+        out.append(
+            KernelTiming(
+                compile_id,
+                name,
+                sample,
+                len(values) / repeats,
+                "torch.profiler",
+                grid,
+                block,
+                registers,
+            )
+        )
+    return out
+
+
+def _launch_shapes(prof, known: set[str]) -> dict[str, tuple]:
+    """Grid, block and registers of each kernel as launched: the profiler keeps them only in
+    its chrome trace (the `args` of CUDA kernel events), not on its Python events."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.json"
+        prof.export_chrome_trace(str(path))
+        events = json.loads(path.read_text()).get("traceEvents", [])
+    return launch_shapes(events, known)
+
+
+def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
+    """kernel name -> (grid, block, registers per thread), from chrome trace kernel events."""
+    out: dict[str, tuple] = {}
+    for e in events:
+        args = e.get("args") or {}
+        if e.get("cat") != "kernel" or e.get("name") not in known or e["name"] in out:
+            continue
+        grid, block = args.get("grid"), args.get("block")
+        if not (isinstance(grid, list) and isinstance(block, list)):
+            continue
+        registers = args.get("registers per thread")
+        out[e["name"]] = (
+            tuple(int(v) for v in grid),
+            tuple(int(v) for v in block),
+            int(registers) if isinstance(registers, int) else None,
+        )
     return out
 
 

@@ -16,7 +16,7 @@ from ..trace.events import event_from_record, event_name
 from . import torch_bridge
 from .measure import KERNEL_PROFILE_SETTING, RecordedGraph, input_layout, measure
 from .module_paths import with_module_paths
-from .triton_ir import with_triton_ir
+from .triton_ir import with_autotune_choices, with_triton_ir
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
 
@@ -105,7 +105,7 @@ class CaptureSession:
         capture = replace(builder.build(source="live"), partial=partial)
         sources, cells = self._cell_sources(capture)
         capture = replace(capture, sources=sources, cells=cells)
-        capture = with_triton_ir(capture, self._started)
+        capture = with_autotune_choices(with_triton_ir(capture, self._started))
         return with_module_paths(capture, self.module_paths, self.joint_paths, self.post_grad_paths)
 
     def _cell_sources(self, capture: Capture) -> tuple[dict[str, str], dict[str, int]]:

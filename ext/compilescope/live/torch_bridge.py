@@ -296,3 +296,53 @@ def reset_dynamo() -> None:
 
 def is_tensor(value: object) -> bool:
     return isinstance(value, torch.Tensor)
+
+
+def chosen_triton_configs(output_code_path: str) -> dict[str, dict[str, int]]:
+    """The Triton config each kernel of one loaded output module runs with, after autotuning.
+
+    Inductor binds each kernel to a CachingAutotuner (torch._inductor.runtime.triton_heuristics);
+    once it has run, `launchers` holds the one launcher chosen, with its `config` (block sizes,
+    num_warps, num_stages) and `n_regs` / `n_spills`. How many candidates there were is gone by
+    then (precompile sets `configs` to None, torch 2.11 and 2.13); `autotune_time_taken_ns`,
+    set only when more than one candidate was compiled and timed, says how long choosing took.
+    The module is found by its file:
+    _reload_python_module puts it in sys.modules (`torch._inductor.runtime.compile_tasks.<key>`);
+    PyCodeCache lists it too while caches are on (it is empty under force_disable_caches).
+    A kernel not yet run, or torch without these attributes, gives nothing rather than a guess.
+    """
+    import sys
+
+    try:
+        from torch._inductor.codecache import PyCodeCache
+
+        modules = list(getattr(PyCodeCache, "modules", []))
+        modules += list(getattr(PyCodeCache, "modules_no_attr", {}).values())
+    except ImportError:  # pragma: no cover - torch API drift: sys.modules still has them
+        modules = []
+    modules += [m for n, m in list(sys.modules.items()) if n.startswith("torch._inductor.")]
+    out: dict[str, dict[str, int]] = {}
+    for module in modules:
+        if getattr(module, "__file__", None) != output_code_path:
+            continue
+        for name, kernel in vars(module).items():
+            launchers = getattr(kernel, "launchers", None)
+            if not isinstance(launchers, list) or len(launchers) != 1:
+                continue  # not run yet, or still holding every candidate
+            config = getattr(launchers[0], "config", None)
+            if config is None:
+                continue
+            chosen = {k: v for k, v in getattr(config, "kwargs", {}).items() if type(v) is int}
+            for key, value in (
+                ("num_warps", getattr(config, "num_warps", None)),
+                ("num_stages", getattr(config, "num_stages", None)),
+                ("registers", getattr(launchers[0], "n_regs", None)),
+                ("spills", getattr(launchers[0], "n_spills", None)),
+            ):
+                if type(value) is int:
+                    chosen[key] = value
+            took = getattr(kernel, "autotune_time_taken_ns", None)
+            if type(took) is int and took > 0:
+                chosen["autotune_us"] = took // 1000
+            out[name] = chosen
+    return out

@@ -1,4 +1,4 @@
-"""A Triton kernel's IR stages and launch settings, read from Triton's on-disk cache."""
+"""A Triton kernel's IR stages and launch settings: Triton's on-disk cache, Inductor's autotuner."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..model.capture import Capture
+from . import torch_bridge
 
 IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
 LAUNCH_KEYS = ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg")
@@ -91,3 +92,23 @@ def _read_launch(path: Path | None) -> dict[str, int]:
     except (OSError, ValueError):
         return {}
     return {k: meta[k] for k in LAUNCH_KEYS if isinstance(meta.get(k), int)}
+
+
+def with_autotune_choices(capture: Capture) -> Capture:
+    """Add the config each Triton kernel runs with (block sizes, `num_warps`, `num_stages`,
+    registers and spills, and how long autotuning took) to `Kernel.launch`.
+    Read per output module, so two compiles' kernels of the same name are not mixed up."""
+    if not any(k.language == "triton" for c in capture for k in c.kernels):
+        return capture
+    compiles = []
+    for c in capture:
+        codes = []
+        for code in c.output_code:
+            chosen = torch_bridge.chosen_triton_configs(code.path) if code.path else {}
+            kernels = tuple(
+                replace(k, launch={**k.launch, **chosen[k.name]}) if k.name in chosen else k
+                for k in code.kernels
+            )
+            codes.append(replace(code, kernels=kernels))
+        compiles.append(replace(c, output_code=tuple(codes)))
+    return replace(capture, compiles=tuple(compiles))

@@ -46,6 +46,11 @@ class KernelTiming:
     time: Sample
     calls_per_run: float
     source: str = "torch.profiler"  # how it was measured
+    # How the GPU launched it in the timed runs (the profiler's CUDA kernel records): grid and
+    # block in (x, y, z), registers per thread. Empty / None on a CPU.
+    grid: tuple[int, ...] = ()
+    block: tuple[int, ...] = ()
+    registers: int | None = None
 
 
 @dataclass(frozen=True)

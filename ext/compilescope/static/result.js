@@ -320,8 +320,11 @@ function csRenderResult(el, data) {
     }
     if (lines.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `from lines: ${lines.map((l) => csWhere(l, cellOf)).join(", ")}`));
     if (k.aten.length) kernelShow.appendChild(csEl("div", { class: "cs-muted" }, `ATen ops: ${k.aten.join(", ")}`));
-    const launch = Object.entries(k.launch || {});
-    if (launch.length) kernelShow.appendChild(csEl("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}`));
+    const launch = Object.entries(k.launch || {}).filter(([a]) => a !== "autotune_us");
+    const took = (k.launch || {}).autotune_us;
+    const tuning = took ? ` (chosen by autotuning: compiling and timing the candidates took ${(took / 1e3).toFixed(1)} ms)` : "";
+    if (launch.length) kernelShow.appendChild(csEl("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}${tuning}`));
+    if (k.grid.length) kernelShow.appendChild(csEl("div", { "data-grid": "" }, `launched with grid (${k.grid.join(", ")}), block (${k.block.join(", ")})` + (k.registers ? `, ${k.registers} registers per thread` : "") + " (profiler)"));
     kernelShow.appendChild(csHighlight(k.source || "(an extern call: no generated source)"));
     for (const [stage, text] of Object.entries(k.ir || {})) {
       const d = csEl("details", { class: "cs-text", "data-ir": stage });

@@ -134,6 +134,9 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "bytes": k.bytes_moved,
                     "ir": k.ir,
                     "launch": k.launch,
+                    "grid": list(t.grid) if t else [],
+                    "block": list(t.block) if t else [],
+                    "registers": t.registers if t else None,
                     "bandwidth": _bandwidth(k, t),
                 }
             )
