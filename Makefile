@@ -26,8 +26,8 @@ setup-browser:  ## install Debian's chromium for the browser tests (Playwright d
 demo: setup  ## capture a small model and print what torch.compile did
 	$(BIN)/python -m compilescope demo
 
-lab: setup  ## open JupyterLab on the notebooks
-	$(BIN)/jupyter lab notebooks/
+lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks are beside it)
+	$(BIN)/jupyter lab notebooks/01_quickstart.ipynb
 
 test: setup setup-browser  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q

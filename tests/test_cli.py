@@ -1,4 +1,4 @@
-"""The command line: `python -m compilescope summary LOG` and `demo` (the README's first command)."""
+"""The command line: `python -m compilescope summary LOG`, `demo`, and the README's first command."""
 
 from __future__ import annotations
 
@@ -34,3 +34,23 @@ def test_demo_prints_a_capture():
     assert out.returncode == 0, out.stderr
     assert "1 compile ids" in out.stdout and "kernels:" in out.stdout
     assert "cpp_fused" in out.stdout
+
+
+def test_the_readmes_first_command_opens_the_quickstart():
+    import re
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    first = re.search(r"```bash\n(make [a-z-]+)", readme)
+    assert first, "the README's first command is not a make target"
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    # make -n prints what the target would run, without running it.
+    plan = subprocess.run(
+        [*first.group(1).split(), "-n"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    opened = re.search(r"jupyter lab (\S+)", plan)
+    assert opened and opened.group(1) == "notebooks/01_quickstart.ipynb", plan
+    assert (root / opened.group(1)).exists()
