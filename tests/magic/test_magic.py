@@ -204,6 +204,15 @@ def test_diff_shows_nodes_and_kernel_source_changes(ip, run, capsys):
     assert escape(added[-1]) in html  # the kernel diff, escaped, without script
 
 
+def test_time_option_measures_without_printing_into_the_cell(ip, run, capfd):
+    run("t1 = (x.sin() * 2).sum()", "--time --out cap_t1 --quiet")
+    err = capfd.readouterr().err
+    assert "Compiled module path" not in err, err  # Inductor's benchmark_kernel print, CPU
+    (g,) = ip.user_ns["cap_t1"].timings.graphs
+    assert g.compiled.median_s > 0 and g.eager.median_s > 0
+    assert g.compiled_peak_bytes is not None
+
+
 def test_diff_of_the_same_cell_with_a_graph_break_is_empty(ip, run, capsys):
     # Each run of a cell gets a new file name (<ipython-input-N-...>); the graph break's
     # line in the cell is what identifies it, so identical code shows no difference.

@@ -21,8 +21,12 @@ from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
 _CPP_EVENT = re.compile(r"^graph_\d+_(.+)$")
 # cpp.enable_kernel_profile: C++ kernels show up by name in the profiler.
 # benchmark_kernel: Triton kernels carry Inductor's bytes estimate (`kernel_num_gb`), so the
-# view can show achieved bandwidth.
-KERNEL_PROFILE_SETTING = {"cpp.enable_kernel_profile": True, "benchmark_kernel": True}
+# view can show achieved bandwidth. Only where Triton kernels can be made: it does nothing for
+# C++ kernels, and Inductor then prints "Compiled module path: ..." to stderr at every compile
+# (torch/_inductor/graph.py), which would land in the user's cell output for nothing.
+KERNEL_PROFILE_SETTING = {"cpp.enable_kernel_profile": True}
+if torch.cuda.is_available():
+    KERNEL_PROFILE_SETTING["benchmark_kernel"] = True
 
 
 @dataclass
