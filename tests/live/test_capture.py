@@ -164,3 +164,18 @@ def test_no_backward_when_asked_not_to():
     )
     # The forward is compiled for training (it could be differentiated), but backward never ran.
     assert cap[0].graph("aot_forward_graph") is not None
+
+
+def test_a_compiled_module_is_named_by_the_line_that_called_it():
+    # torch.compile(module) compiles torch's own wrapper (external_utils.inner), not forward:
+    # the capture names the user's line that called the module instead.
+    import inspect
+
+    model = torch.compile(torch.nn.Linear(4, 4), backend="aot_eager")
+    with compilescope.capturing() as handle:
+        line = inspect.currentframe().f_lineno + 1
+        model(torch.randn(2, 4))
+    (c,) = handle.capture
+    assert c.frame.in_torch and c.frame.function == "inner"
+    assert c.frame.label() == f"compiled module called at live/test_capture.py:{line}"
+    assert "compiled module called at" in handle.capture.summary()

@@ -22,6 +22,14 @@ GRAPH_KINDS = (
     "inductor_post_grad_graph",
     "compiled_autograd_graph",
 )
+
+
+def short_path(path: str, keep: int = 2) -> str:
+    """The last `keep` parts of a path: enough to recognise, short enough to read."""
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-keep:]) if len(parts) > keep else path
+
+
 # torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
 KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
 
@@ -36,6 +44,42 @@ class Frame:
     cell: int | None = None  # execution count of the notebook cell, when known
     cell_line: int | None = None
     stack: tuple[SourceLoc, ...] = ()  # the user's stack that triggered the compile
+
+    @property
+    def in_torch(self) -> bool:
+        """A frame of torch's own code: `torch.compile(module)` compiles a wrapper in
+        torch/_dynamo/external_utils.py (`inner`), not the module's forward."""
+        path = self.file.replace("\\", "/")
+        return "/torch/_dynamo/" in path or any(
+            f"{d}/torch/" in path for d in ("site-packages", "dist-packages")
+        )
+
+    def caller(self) -> SourceLoc | None:
+        """The innermost line of the stack outside torch: where the user's code made the call."""
+        for loc in reversed(self.stack):
+            if loc.file and not Frame(file=loc.file).in_torch:
+                return loc
+        return None
+
+    def label(self, cells: dict[str, int] | None = None) -> str:
+        """How to name this frame to a person: its function and line, the notebook cell it is,
+        or, for a frame inside torch, the user's line that called into it."""
+        if self.cell is not None:
+            return f"{self.function} (cell [{self.cell}] line {self.cell_line})"
+        if not self.function:
+            return ""
+        if self.in_torch:
+            caller = self.caller()
+            if caller is not None:
+                what = "compiled module" if self.function == "inner" else f"torch's {self.function}"
+                cell = (cells or {}).get(caller.file)
+                where = (
+                    f"cell [{cell}] line {caller.line}"
+                    if cell is not None
+                    else f"{short_path(caller.file)}:{caller.line}"
+                )
+                return f"{what} called at {where}"
+        return f"{self.function} ({short_path(self.file)}:{self.line})"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .compile import short_path
+
 if TYPE_CHECKING:
     from .capture import Capture
     from .compile import Compile
@@ -28,11 +30,8 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def _compile_line(c: Compile) -> str:
-    frame = c.frame
-    where = f"{frame.function} ({_short(frame.file)}:{frame.line})" if frame.function else ""
-    if frame.cell is not None:
-        where = f"{frame.function} (cell [{frame.cell}] line {frame.cell_line})"
+def _compile_line(c: Compile, cells: dict[str, int]) -> str:
+    where = c.frame.label(cells)
     parts = []
     for kind, label in _STAGES:
         graphs = c.graphs.get(kind)
@@ -54,11 +53,6 @@ def _compile_line(c: Compile) -> str:
     return "  ".join(bits[:1]) + ("  |  " + "  |  ".join(bits[1:]) if bits[1:] else "")
 
 
-def _short(path: str, keep: int = 2) -> str:
-    parts = path.replace("\\", "/").split("/")
-    return "/".join(parts[-keep:]) if len(parts) > keep else path
-
-
 def summarize(capture: Capture) -> str:
     """A few lines per compile id: frame, ops per stage, kernels, saved bytes, time, breaks."""
     head = f"compilescope capture: {len(capture.compiles)} compile ids"
@@ -70,10 +64,10 @@ def summarize(capture: Capture) -> str:
     if capture.partial:
         lines.append(f"PARTIAL: {capture.partial}; what compiled before is shown")
     for c in capture.compiles:
-        lines.append(_compile_line(c))
+        lines.append(_compile_line(c, capture.cells))
         for brk in c.graph_breaks:
             loc = brk.location
-            at = f" at {_short(loc.file)}:{loc.line}" if loc else ""
+            at = f" at {short_path(loc.file)}:{loc.line}" if loc else ""
             if loc and brk.cell is not None:
                 at = f" at cell [{brk.cell}] line {loc.line}"
             lines.append(f"{'':10}graph break{at}: {brk.reason.splitlines()[0][:100]}")

@@ -94,7 +94,7 @@ function csRenderResult(el, data) {
   const selectors = [];
   function compileSelect(onChange) {
     const s = csEl("select", { class: "cs-select" });
-    data.compiles.forEach((c, i) => s.appendChild(csEl("option", { value: String(i) }, `${c.id} ${c.frame.function || ""}`)));
+    data.compiles.forEach((c, i) => s.appendChild(csEl("option", { value: String(i) }, `${c.id} ${c.frame.label || c.frame.function || ""}`)));
     s.onchange = () => setCompile(Number(s.value));
     selectors.push([s, onChange]);
     return s;
@@ -177,7 +177,7 @@ function csRenderResult(el, data) {
       idButton.onclick = () => { setCompile(ci); showTab("graphs"); };
       const td = csEl("td"); td.appendChild(idButton); tr.appendChild(td);
       const f = c.frame;
-      tr.appendChild(csEl("td", {}, f.cell !== null ? `cell [${f.cell}]` : f.function ? `${f.function} (${f.file.split("/").pop()}:${f.line})` : ""));
+      tr.appendChild(csEl("td", {}, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
       tr.appendChild(csEl("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
       tr.appendChild(csEl("td", {}, c.kernels.length || ""));
       tr.appendChild(csEl("td", {}, c.saved_text));

@@ -42,16 +42,11 @@ def devices(capture: Capture) -> str:
     )
 
 
-def _cell(c: Compile) -> str:
-    f = c.frame
-    if f.cell is not None:
-        return f"cell [{f.cell}]"
-    if f.function:
-        return f"{f.function} ({f.file.rsplit('/', 1)[-1]}:{f.line})"
-    return ""
+def _cell(c: Compile, cells: dict[str, int]) -> str:
+    return f"cell [{c.frame.cell}]" if c.frame.cell is not None else c.frame.label(cells)
 
 
-def _row(c: Compile) -> str:
+def _row(c: Compile, files: dict[str, int]) -> str:
     stages = ", ".join(
         f"{label} {sum(g.op_count for g in c.graphs[kind])}"
         for kind, label in _STAGES
@@ -60,7 +55,7 @@ def _row(c: Compile) -> str:
     partition = c.partition
     saved = human_bytes(partition.saved_bytes) if partition and partition.saved else ""
     time = f"{c.compile_time_s:.2f} s" if c.compile_time_s is not None else ""
-    cells = [str(c.id), _cell(c), stages, str(len(c.kernels) or ""), saved, time, c.status]
+    cells = [str(c.id), _cell(c, files), stages, str(len(c.kernels) or ""), saved, time, c.status]
     return "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>"
 
 
@@ -161,7 +156,7 @@ def capture_html(capture: Capture) -> str:
     head = f"{len(capture.compiles)} compile ids on {devices(capture)}"
     if capture.torch_version:
         head += f", torch {capture.torch_version}"
-    rows = "".join(_row(c) for c in capture)
+    rows = "".join(_row(c, capture.cells) for c in capture)
     partial = (
         f"<p class='cs-warn'>PARTIAL: {escape(capture.partial)}; what compiled before is shown</p>"
         if capture.partial

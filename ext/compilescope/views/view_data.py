@@ -234,7 +234,13 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
     return {
         "id": str(c.id),
         "status": c.status,
-        "frame": {"function": f.function, "file": f.file, "line": f.line, "cell": f.cell},
+        "frame": {
+            "function": f.function,
+            "file": f.file,
+            "line": f.line,
+            "cell": f.cell,
+            "label": f.label(capture.cells),
+        },
         "breaks": [
             {"reason": b.reason, "loc": _loc(b.location), "cell": b.cell} for b in c.graph_breaks
         ],
