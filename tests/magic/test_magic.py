@@ -213,6 +213,22 @@ def test_time_option_measures_without_printing_into_the_cell(ip, run, capfd):
     assert g.compiled_peak_bytes is not None
 
 
+def test_a_compiled_module_called_in_a_cell_is_named_by_that_cell(ip):
+    ip.run_cell(
+        "import compilescope\ncm = torch.compile(torch.nn.Linear(4, 4), backend='aot_eager')"
+    )
+    result = ip.run_cell(
+        "with compilescope.capturing() as held:\n    cm(torch.randn(2, 4))", store_history=True
+    )
+    assert result.success, result.error_in_exec
+    cap = ip.user_ns["held"].capture
+    (c,) = cap
+    assert (
+        c.frame.label(cap.cells)
+        == f"compiled module called at cell [{ip.execution_count - 1}] line 2"
+    )
+
+
 def test_diff_of_the_same_cell_with_a_graph_break_is_empty(ip, run, capsys):
     # Each run of a cell gets a new file name (<ipython-input-N-...>); the graph break's
     # line in the cell is what identifies it, so identical code shows no difference.
