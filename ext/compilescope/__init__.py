@@ -55,14 +55,21 @@ def last():
 
 
 def show(capture: Capture, before: Capture | None = None) -> None:
-    """Display a capture in the notebook: the view %%compile_fx shows (with a diff if `before`)."""
-    from IPython.display import display
-
-    from .views.result_view import result_view
-
+    """Display a capture in the notebook: the view %%compile_fx shows (with a diff if `before`).
+    Outside IPython (a plain script), prints the text summary and the diff instead."""
     capture = _as_capture(capture, "show", "capture")
     if before is not None:
         before = _as_capture(before, "show", "before")
+    try:
+        from IPython.display import display
+    except ImportError:  # IPython is optional (the `notebook` extra): a script still sees it
+        print(capture.summary())
+        if before is not None:
+            print(diff(before, capture).summary())
+        return
+
+    from .views.result_view import result_view
+
     display(result_view(capture, before))
 
 

@@ -122,6 +122,17 @@ def test_show_and_diff_take_the_capturing_handle(capsys):
         compilescope.show(cap, before=42)
 
 
+def test_show_without_ipython_prints_the_summary(capsys, monkeypatch):
+    import sys
+
+    with compilescope.capturing() as cap:
+        torch.compile(lambda a: a.cos() + 1, backend="aot_eager")(torch.randn(4))
+    monkeypatch.setitem(sys.modules, "IPython.display", None)  # import fails, as without IPython
+    compilescope.show(cap, before=cap)
+    out = capsys.readouterr().out
+    assert "ops: dynamo 2" in out and "no differences" in out
+
+
 def test_state_is_restored_when_the_code_raises():
     before = trace_logger_state(), settings_state()
     with pytest.raises(ZeroDivisionError):
