@@ -94,3 +94,12 @@ def test_the_kernel_pane_gets_the_launch_shape_and_config():
     timed = [k for k in kernels if k["time"] and k["lang"] == "triton"]
     assert timed and all(len(k["grid"]) == 3 and k["registers"] for k in timed)
     assert all("XBLOCK" in k["launch"] for k in kernels if k["lang"] == "triton")
+
+
+def test_the_schema_covers_timings():
+    data = json.loads(gzip.decompress(CAPTURES[0].read_bytes()).decode())
+    assert data["timings"]["kernels"][0]["grid"]
+    jsonschema.validate(data, json_schema())
+    data["timings"]["kernels"][0]["grid"] = ["wide"]
+    with pytest.raises(jsonschema.ValidationError, match="'wide' is not of type 'integer'"):
+        jsonschema.validate(data, json_schema())
