@@ -116,11 +116,16 @@ def _cpu_peak_bytes(fn: Callable, args: list) -> int | None:
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         result = fn(*args)
         del result
+    return peak_from_memory_events(_chrome_trace_events(prof))
+
+
+def _chrome_trace_events(prof) -> list[dict]:
+    """The profiler's chrome trace events: the only place it keeps allocation totals and
+    kernel launch shapes (its Python events carry neither)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "trace.json"
         prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text()).get("traceEvents", [])
-    return peak_from_memory_events(events)
+        return json.loads(path.read_text()).get("traceEvents", [])
 
 
 def peak_from_memory_events(events: list[dict]) -> int | None:
@@ -262,13 +267,8 @@ def _kernel_times(compile_id, rec, inputs, known, device, repeats) -> list[Kerne
 
 
 def _launch_shapes(prof, known: set[str]) -> dict[str, tuple]:
-    """Grid, block and registers of each kernel as launched: the profiler keeps them only in
-    its chrome trace (the `args` of CUDA kernel events), not on its Python events."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "trace.json"
-        prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text()).get("traceEvents", [])
-    return launch_shapes(events, known)
+    """Grid, block and registers of each kernel as launched (the `args` of CUDA kernel events)."""
+    return launch_shapes(_chrome_trace_events(prof), known)
 
 
 def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
