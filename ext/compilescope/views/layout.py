@@ -1,16 +1,18 @@
 """Layered drawing of a dataflow graph, computed once in Python for the widget and static pictures.
 
-Longest-path layering, dummy nodes on long edges, crossing reduction (depth-first initial order,
-barycenter sweeps with transposition and keep-the-best, long edges re-routed on their best path),
-then coordinates pulled toward their neighbours. Written for FX graphs: flat DAGs of thousands of
-nodes, where dagre, elkjs and Graphviz take seconds to minutes.
+Longest-path layering (sources just above their first user), dummy nodes on long edges, crossing
+reduction (`layout_order`), then coordinates pulled toward their neighbours; on big graphs the
+longest edges run in straight lanes beside the drawing instead (`layout_lanes`). Written for FX
+graphs: flat DAGs of thousands of nodes, where dagre, elkjs and Graphviz take seconds to minutes.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+
+from .layout_lanes import assign_lanes, body_crossings, pick_lane_edges
+from .layout_order import reduce_crossings
 
 Node = Hashable
 
@@ -22,13 +24,27 @@ class Layout:
     positions: dict  # node -> (x, y)
     edges: tuple  # ((source, target), ((x, y), ...)) in input order
     layers: tuple  # tuple of layers, each a tuple of node ids (dummies as ("~", i))
-    segments: tuple  # edges split at dummies: each joins adjacent layers
+    segments: tuple  # edges split at dummies: adjacent layers, but a lane's run skips layers
     width: float
     height: float
 
     @property
     def crossings(self) -> int:
-        return count_crossings(self.layers, self.segments)
+        """Crossings between adjacent layers along the drawn polylines (a lane's straight run
+        counts at every layer it passes, so this is what the eye sees)."""
+        ys = sorted({y for _, points in self.edges for _, y in points})
+        level = {y: i for i, y in enumerate(ys)}
+        by_gap: list[list[tuple[float, float]]] = [[] for _ in ys]
+        for _, points in self.edges:
+            for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+                for k in range(level[y0], level[y1]):
+                    by_gap[k].append(
+                        (
+                            x0 + (x1 - x0) * (ys[k] - y0) / (y1 - y0),
+                            x0 + (x1 - x0) * (ys[k + 1] - y0) / (y1 - y0),
+                        )
+                    )
+        return sum(_inversions([b for _, b in sorted(pairs)]) for pairs in by_gap)
 
     @property
     def edge_length(self) -> float:
@@ -74,18 +90,23 @@ def layout_graph(
     transpose_width: int = 64,
     x_gap: float = 1.0,
     y_gap: float = 1.0,
+    max_vertices: int = 30_000,
 ) -> Layout:
     """Lay out a DAG.
 
-    Crossing reduction (see `_reduce_crossings`) runs up to `sweeps` down+up barycenter rounds
-    per phase, with transposition in layers of at most `transpose_width` vertices (0: none);
-    `sweeps=0` keeps the input order within each layer.
+    Crossing reduction (see `layout_order.reduce_crossings`) runs up to `sweeps` down+up
+    barycenter rounds per phase, with transposition in layers of at most `transpose_width`
+    vertices (0: none); `sweeps=0` keeps the input order within each layer. Where nodes and
+    dummies together would pass `max_vertices`, the longest edges are drawn as straight lanes
+    beside the drawing instead (see `layout_lanes`), so the rest gets the whole work budget.
     """
     nodes = list(dict.fromkeys(nodes))
     known = set(nodes)
     edges = [(a, b) for a, b in edges if a in known and b in known and a != b]
     layer = _layers_longest_path(nodes, edges)
     depth = max(layer.values(), default=-1) + 1
+    spans = [layer[b] - layer[a] - 1 for a, b in edges]
+    lanes = set(pick_lane_edges(spans, len(nodes) + sum(spans), max_vertices))
     # Internally every vertex (node or dummy) is an int: nodes 0..n-1, then dummies.
     index = {n: i for i, n in enumerate(nodes)}
     names: list = list(nodes)
@@ -96,13 +117,13 @@ def layout_graph(
     up: list[list[int]] = [[] for _ in nodes]  # vertex -> neighbours one layer above
     down: list[list[int]] = [[] for _ in nodes]
     chains = []
-    dummy_count = 0
-    for a, b in edges:
+    for k, (a, b) in enumerate(edges):
+        if k in lanes:
+            continue
         chain = [index[a]]
         for level in range(layer[a] + 1, layer[b]):
             v = len(names)
-            names.append(("~", dummy_count))
-            dummy_count += 1
+            names.append(("~", v - len(nodes)))
             up.append([])
             down.append([])
             rows[level].append(v)
@@ -113,15 +134,22 @@ def layout_graph(
             down[u].append(v)
             up[v].append(u)
     if sweeps > 0:
-        rows = _reduce_crossings(rows, up, down, sweeps, transpose_width, chains)
+        rows = reduce_crossings(rows, up, down, sweeps, transpose_width, chains)
     x = _coordinates(rows, up, down, x_gap, len(names))
+    paths = dict(zip((k for k in range(len(edges)) if k not in lanes), chains, strict=True))
+    if lanes:
+        x = _add_lanes(edges, sorted(lanes), layer, index, names, rows, up, down, x, x_gap, paths)
     positions = [(0.0, 0.0)] * len(names)
     for layer_index, row in enumerate(rows):
         for v in row:
             positions[v] = (x[v], layer_index * y_gap)
-    drawn = tuple(((nodes[c[0]], nodes[c[-1]]), tuple(positions[v] for v in c)) for c in chains)
+    drawn = tuple((edge, tuple(positions[v] for v in paths[k])) for k, edge in enumerate(edges))
     width = max((p[0] for p in positions), default=0.0)
-    segments = tuple((names[u], names[v]) for c in chains for u, v in zip(c, c[1:], strict=False))
+    segments = tuple(
+        (names[u], names[v])
+        for k in range(len(edges))
+        for u, v in zip(paths[k], paths[k][1:], strict=False)
+    )
     return Layout(
         {n: positions[i] for i, n in enumerate(nodes)},
         drawn,
@@ -132,312 +160,46 @@ def layout_graph(
     )
 
 
-# Crossing reduction costs about 1 us per vertex visit in CPython (a sweep visits every vertex,
-# dummies included; re-routing an edge visits every segment of the gaps it spans). Big graphs
-# get fewer passes: at most about this many visits in all, the same on every run.
-_WORK_BUDGET = 3_000_000
-_REROUTE_PASSES = 2
-_MIN_CHAIN = 3  # re-route every edge with at least one dummy (source, dummy, target)
-
-
-def _reduce_crossings(
+def _add_lanes(
+    edges: list,
+    lanes: list[int],
+    layer: dict,
+    index: dict,
+    names: list,
     rows: list[list[int]],
     up: list,
     down: list,
-    sweeps: int,
-    transpose_width: int,
-    chains: list[list[int]],
-) -> list[list[int]]:
-    """Order each layer to have few crossings; returns the best order found.
-
-    1. Start from a depth-first order from the sources (dot's initial order) and keep the input
-       order as a fallback, whichever crosses less.
-    2. Alternate down and up barycenter sweeps; after each, transpose neighbours in layers of at
-       most `transpose_width` vertices while that lowers their crossings (Gansner et al.),
-       recount crossings where layers changed (bilayer counts, O(E log V)) and keep the best
-       order; stop after four sweeps without improvement or after `sweeps` down+up rounds.
-    3. Re-route every long edge on its least-crossing path (`_reroute_long_edges`), then
-       transpose; up to `_REROUTE_PASSES` times, while it helps.
-    All of it within `_WORK_BUDGET` visits: on big graphs (20,000 nodes: 2.6 million dummies)
-    only two sweeps run and no re-routing.
-    """
-    size = sum(len(r) for r in rows) or 1
-    position = [0] * len(up)
-    _renumber(rows, position)
-    best_count = _total_crossings(rows, down, position)
-    best = [r[:] for r in rows]
-    rows = _depth_first_order(rows, up, down)
-    _renumber(rows, position)
-    gaps = _gap_crossings(rows, down, position)
-    count = sum(gaps)
-    if count < best_count:
-        best_count, best = count, [r[:] for r in rows]
-    # Work is counted in vertex (or segment) visits, so big graphs do less of it, the same way
-    # on every run: a quarter of the budget at most for the first sweeps, the rest for re-routing.
-    budget = _WORK_BUDGET
-    rounds = max(2, min(2 * sweeps, budget // (4 * size)))
-    best, best_count = _sweep(
-        rows, up, down, position, rounds, transpose_width, best, best_count, gaps
-    )
-    budget -= rounds * size
-    # Re-draw long edges on their best routes; repeat while it helps. (Sweeping again after it
-    # found nothing more on the test graphs, so the budget goes to re-routing.)
-    for _ in range(_REROUTE_PASSES):
-        if not best_count or budget <= 0:
-            break
-        rows = [r[:] for r in best]
-        budget -= _reroute_long_edges(rows, up, down, chains, budget)
-        _renumber(rows, position)
-        if transpose_width > 1:
-            _transpose(rows, up, down, position, transpose_width, [True] * len(rows))
-        count = _total_crossings(rows, down, position)
-        if count >= best_count:
-            break
-        best, best_count = rows, count
-    return best
-
-
-def _sweep(
-    rows: list[list[int]],
-    up: list,
-    down: list,
-    position: list[int],
-    rounds: int,
-    transpose_width: int,
-    best: list[list[int]],
-    best_count: int,
-    gaps: list[int],
-) -> tuple[list[list[int]], int]:
-    """Barycenter sweeps (down, up, ...) from `rows`, with transposition; the best order seen.
-    `gaps`: crossings per gap between layers of `rows`, recounted only where a layer changed."""
-    stale = 0
-    for step in range(rounds):
-        if not best_count:
-            break
-        changed = [False] * len(rows)
-        if step % 2 == 0:
-            for i in range(1, len(rows)):
-                changed[i] = _barycenter(rows[i], up, position)
-        else:
-            for i in range(len(rows) - 2, -1, -1):
-                changed[i] = _barycenter(rows[i], down, position)
-        if transpose_width > 1:
-            _transpose(rows, up, down, position, transpose_width, changed)
-        for i in range(len(gaps)):
-            if changed[i] or changed[i + 1]:
-                gaps[i] = _bilayer_crossings(rows[i], down, position, len(rows[i + 1]))
-        count = sum(gaps)
-        if count < best_count:
-            best_count, best, stale = count, [r[:] for r in rows], 0
-        else:
-            stale += 1
-            if stale >= 4:
-                break
-    return best, best_count
-
-
-def _reroute_long_edges(
-    rows: list[list[int]], up: list, down: list, chains: list[list[int]], budget: int
-) -> int:
-    """Re-draw each long edge on its best path, the rest held still (the order changes in place).
-
-    Barycenter sweeps move a dummy one layer at a time, so a long edge rarely gets across the
-    path it runs beside. Here each edge with dummies is taken out and put back on the route that
-    crosses the fewest other segments, by dynamic programming down its layers (numpy, one step
-    per layer): the state at a layer is the slot the dummy takes in that layer, and a step's cost
-    is the number of segments of that gap it crosses, from a 2-D prefix sum of the gap's
-    segments. Ties go to the leftmost slot, which stacks long edges on one side. The current
-    route is one candidate, so crossings never go up. Stops after about `budget` segment visits
-    (returns how many it made).
-    """
-    import numpy as np
-
-    position = [0] * len(up)
-    _renumber(rows, position)
-    layer_of = [0] * len(up)
-    for li, row in enumerate(rows):
-        for v in row:
-            layer_of[v] = li
-    gone = [False] * len(up)
-    spent = 0
-    for chain in chains:
-        if spent > budget:
-            break
-        if len(chain) < _MIN_CHAIN:
-            continue
-        first = layer_of[chain[0]]
-        dummies = chain[1:-1]
-        for d in dummies:
-            gone[d] = True
-            row = rows[layer_of[d]]
-            del row[position[d]]
-            for i in range(position[d], len(row)):
-                position[row[i]] = i
-        # A dummy's state is its slot j in its layer (before the vertex now at index j). For a
-        # gap, g[i, j] counts the other segments leaving above index i and arriving before j.
-        cost = None
-        choices = []
-        last = len(chain) - 2
-        for step in range(last + 1):
-            top, below = rows[first + step], rows[first + step + 1]
-            width = len(below)
-            flat = [
-                i * width + position[v] for i, u in enumerate(top) for v in down[u] if not gone[v]
-            ]
-            spent += len(flat) + len(top) + 20  # about 20 visits of numpy overhead
-            g = np.zeros((len(top) + 1, width + 1), dtype=np.int64)
-            if flat:
-                g[1:, 1:] = (
-                    np.bincount(flat, minlength=len(top) * width)
-                    .reshape(len(top), width)
-                    .cumsum(0)
-                    .cumsum(1)
-                )
-            if step == 0:  # from the source, fixed at index t, to a slot below
-                t = position[chain[0]]
-                cost = (g[t, -1] - g[t, :]) + (g[-1, :] - g[t + 1, :])
-            elif step == last:  # from a slot above to the target, fixed at index t
-                t = position[chain[-1]]
-                cost = cost + (g[:, -1] - g[:, t + 1]) + (g[-1, t] - g[:, t])
-            else:
-                options = cost[:, None] + (g[:, -1:] + g[-1:, :] - 2 * g)
-                choices.append(options.argmin(0))
-                cost = options.min(0)
-        # Walk back from the target, then put each dummy into its slot.
-        slots = [int(cost.argmin())]
-        for pick in reversed(choices):
-            slots.append(int(pick[slots[-1]]))
-        slots.reverse()
-        for d, slot in zip(dummies, slots, strict=True):
-            gone[d] = False
-            row = rows[layer_of[d]]
-            row.insert(slot, d)
-            for i in range(slot, len(row)):
-                position[row[i]] = i
-    return spent
-
-
-def _renumber(rows: list[list[int]], position: list[int]) -> None:
+    x: list[float],
+    gap: float,
+    paths: dict,
+) -> list[float]:
+    """Put each lane edge on its side and track: a point where it reaches its track, one where
+    it leaves it (both added to `rows`, `names` and `paths`), straight down in between. Lanes
+    lie outside the body's widest extent, so they cross nothing but each other's ends."""
+    position = [0] * len(names)
     for row in rows:
         for i, v in enumerate(row):
             position[v] = i
-
-
-def _depth_first_order(rows: list[list[int]], up: list, down: list) -> list[list[int]]:
-    """Each vertex takes the next place in its layer as a depth-first walk from the sources
-    (in input order) reaches it, so a path and its branches stay side by side."""
-    layer_of = [0] * len(up)
-    for li, row in enumerate(rows):
-        for v in row:
-            layer_of[v] = li
-    placed = [False] * len(up)
-    ordered: list[list[int]] = [[] for _ in rows]
-    for row in rows:
-        for root in row:
-            if placed[root] or up[root]:
-                continue
-            stack = [root]
-            while stack:
-                v = stack.pop()
-                if placed[v]:
-                    continue
-                placed[v] = True
-                ordered[layer_of[v]].append(v)
-                stack.extend(w for w in down[v] if not placed[w])
-    return ordered
-
-
-def _barycenter(row: list[int], neighbours: list, position: list[int]) -> bool:
-    """Sort a layer by the mean place of each vertex's neighbours; lone vertices keep theirs.
-    Says whether the order changed."""
-    keys = []
-    for i, v in enumerate(row):
-        near = neighbours[v]
-        if not near:
-            keys.append((i, i))
-        elif len(near) == 1:
-            keys.append((position[near[0]], i))
-        else:
-            keys.append((sum(position[m] for m in near) / len(near), i))
-    order = sorted(range(len(row)), key=keys.__getitem__)
-    if all(i == j for i, j in enumerate(order)):
-        return False
-    row[:] = [row[i] for i in order]
-    for i, v in enumerate(row):
-        position[v] = i
-    return True
-
-
-def _pair_crossings(left: list, right: list, position: list[int]) -> int:
-    """Crossings between the edges of two neighbouring vertices, `left` placed first."""
-    count = 0
-    for a in left:
-        pa = position[a]
-        for b in right:
-            if pa > position[b]:
-                count += 1
-    return count
-
-
-def _transpose(
-    rows: list[list[int]], up: list, down: list, position: list, limit: int, changed: list
-) -> None:
-    """Swap neighbours in a layer while that lowers crossings with both adjacent layers
-    (layers of more than `limit` vertices are left alone: the pass is quadratic in degree)."""
-    for li, row in enumerate(rows):
-        if not 1 < len(row) <= limit:
-            continue
-        improved = True
-        passes = 0
-        while improved and passes < 4:
-            improved = False
-            passes += 1
-            for i in range(len(row) - 1):
-                u, v = row[i], row[i + 1]
-                now = _pair_crossings(up[u], up[v], position) + _pair_crossings(
-                    down[u], down[v], position
-                )
-                if not now:
-                    continue
-                swapped = _pair_crossings(up[v], up[u], position) + _pair_crossings(
-                    down[v], down[u], position
-                )
-                if swapped < now:
-                    row[i], row[i + 1] = v, u
-                    position[u], position[v] = i + 1, i
-                    improved = changed[li] = True
-
-
-def _total_crossings(rows: list[list[int]], down: list, position: list[int]) -> int:
-    return sum(_gap_crossings(rows, down, position))
-
-
-def _gap_crossings(rows: list[list[int]], down: list, position: list[int]) -> list[int]:
-    return [
-        _bilayer_crossings(rows[i], down, position, len(rows[i + 1])) for i in range(len(rows) - 1)
-    ]
-
-
-def _bilayer_crossings(row: list[int], down: list, position: list[int], below: int) -> int:
-    """Crossings between a layer and the next: edges in order of their upper end, each counting
-    the earlier edges that end further right (kept sorted with bisect: layers here are narrow,
-    so this beats an accumulator tree in CPython). O(E log V) comparisons."""
-    seen: list[int] = []
-    total = 0
-    for u in row:
-        near = down[u]
-        if len(near) == 1:
-            p = position[near[0]]
-            at = bisect_right(seen, p)
-            total += len(seen) - at
-            seen.insert(at, p)
-        elif near:
-            ends = sorted(position[v] for v in near)
-            for p in ends:
-                total += len(seen) - bisect_right(seen, p)
-            for p in ends:
-                insort(seen, p)
-    return total
+    ends = [(index[a], layer[a], index[b], layer[b]) for a, b in (edges[k] for k in lanes)]
+    cost = body_crossings(rows, up, down, position, ends)
+    side, track = assign_lanes([e[1] for e in ends], [e[3] for e in ends], cost)
+    right = max(x, default=0.0)
+    shift = (max((t for s, t in zip(side, track, strict=True) if s == 0), default=-1) + 1) * gap
+    x = [value + shift for value in x]
+    by_row: dict = {}
+    for k, (u, lu, v, lv), s, t in zip(lanes, ends, side, track, strict=True):
+        at = shift + right + (t + 1) * gap if s else shift - (t + 1) * gap
+        first, last = len(names), len(names) + 1
+        for level in (lu + 1, lv - 1):
+            names.append(("~", len(names) - len(index)))
+            x.append(at)
+            by_row.setdefault(level, []).append((at, len(names) - 1))
+        paths[k] = [u, first, last, v]
+    for level, extra in by_row.items():
+        extra.sort()
+        rows[level] = [v for at, v in extra if at < shift] + rows[level]
+        rows[level] += [v for at, v in extra if at >= shift]
+    return x
 
 
 def _coordinates(rows: list[list[int]], up: list, down: list, gap: float, count: int) -> list:
