@@ -1,10 +1,10 @@
-"""Layered drawing of a dataflow graph, computed once in Python for the widget and static pictures.
+"""Layered drawing of a dataflow graph, computed once in Python for the widget and static pictures."""
 
-Longest-path layering (sources just above their first user), dummy nodes on long edges, crossing
-reduction (`layout_order`), then coordinates pulled toward their neighbours; on big graphs the
-longest edges run in straight lanes beside the drawing instead (`layout_lanes`). Written for FX
-graphs: flat DAGs of thousands of nodes, where dagre, elkjs and Graphviz take seconds to minutes.
-"""
+# Longest-path layering (sources just above their first user), dummy nodes on long edges,
+# crossing reduction (`layout_order`), then coordinates pulled toward their neighbours; on big
+# graphs the longest edges run in straight lanes beside the drawing instead (`layout_lanes`).
+# Written for FX graphs: flat DAGs of thousands of nodes, where dagre, elkjs and Graphviz take
+# seconds to minutes.
 
 from __future__ import annotations
 
