@@ -215,10 +215,12 @@ def test_time_option_measures_without_printing_into_the_cell(ip, run, capfd):
 
 def test_a_compiled_module_called_in_a_cell_is_named_by_that_cell(ip):
     ip.run_cell(
-        "import compilescope\ncm = torch.compile(torch.nn.Linear(4, 4), backend='aot_eager')"
+        # Shapes no other test compiles: Dynamo would reuse an earlier Linear's code and
+        # compile nothing.
+        "import compilescope\ncm = torch.compile(torch.nn.Linear(5, 11), backend='aot_eager')"
     )
     result = ip.run_cell(
-        "with compilescope.capturing() as held:\n    cm(torch.randn(2, 4))", store_history=True
+        "with compilescope.capturing() as held:\n    cm(torch.randn(3, 5))", store_history=True
     )
     assert result.success, result.error_in_exec
     cap = ip.user_ns["held"].capture
