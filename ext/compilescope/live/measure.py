@@ -19,14 +19,21 @@ from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
 
 # Inductor names a C++ kernel's profiler event `graph_<n>_<kernel>` (config.cpp.enable_kernel_profile).
 _CPP_EVENT = re.compile(r"^graph_\d+_(.+)$")
-# cpp.enable_kernel_profile: C++ kernels show up by name in the profiler.
-# benchmark_kernel: Triton kernels carry Inductor's bytes estimate (`kernel_num_gb`), so the
-# view can show achieved bandwidth. Only where Triton kernels can be made: it does nothing for
-# C++ kernels, and Inductor then prints "Compiled module path: ..." to stderr at every compile
-# (torch/_inductor/graph.py), which would land in the user's cell output for nothing.
-KERNEL_PROFILE_SETTING = {"cpp.enable_kernel_profile": True}
-if torch.cuda.is_available():
-    KERNEL_PROFILE_SETTING["benchmark_kernel"] = True
+
+
+def kernel_profile_settings() -> dict[str, bool]:
+    """Inductor settings for timed captures, decided when a capture starts (not at import).
+
+    cpp.enable_kernel_profile: C++ kernels show up by name in the profiler.
+    benchmark_kernel: Triton kernels carry Inductor's bytes estimate (`kernel_num_gb`), so the
+    view can show achieved bandwidth. Only where Triton kernels can be made: it does nothing for
+    C++ kernels, and Inductor then prints "Compiled module path: ..." to stderr at every compile
+    (torch/_inductor/graph.py), which would land in the user's cell output for nothing.
+    """
+    settings = {"cpp.enable_kernel_profile": True}
+    if torch.cuda.is_available():
+        settings["benchmark_kernel"] = True
+    return settings
 
 
 @dataclass
@@ -246,29 +253,18 @@ def _kernel_times(compile_id, rec, inputs, known, device, repeats) -> list[Kerne
             continue
         micros = event.device_time_total if on_device else event.cpu_time_total
         durations[name].append(micros / 1e6)
-    shapes = _launch_shapes(prof, known) if gpu else {}
+    shapes = launch_shapes(_chrome_trace_events(prof), known) if gpu else {}
     out = []
     for name, values in sorted(durations.items()):
         sample = Sample(statistics.median(values), min(values), max(values), len(values))
         grid, block, registers = shapes.get(name, ((), (), None))
+        calls = len(values) / repeats
         out.append(
             KernelTiming(
-                compile_id,
-                name,
-                sample,
-                len(values) / repeats,
-                "torch.profiler",
-                grid,
-                block,
-                registers,
+                compile_id, name, sample, calls, grid=grid, block=block, registers=registers
             )
         )
     return out
-
-
-def _launch_shapes(prof, known: set[str]) -> dict[str, tuple]:
-    """Grid, block and registers of each kernel as launched (the `args` of CUDA kernel events)."""
-    return launch_shapes(_chrome_trace_events(prof), known)
 
 
 def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:

@@ -14,7 +14,7 @@ from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge
-from .measure import KERNEL_PROFILE_SETTING, RecordedGraph, input_layout, measure
+from .measure import RecordedGraph, input_layout, kernel_profile_settings, measure
 from .module_paths import with_module_paths
 from .triton_ir import with_autotune_choices, with_triton_ir
 
@@ -169,7 +169,7 @@ class CompileOptions:
         if self.backend == "inductor" and self.partitioner == "default":
             settings["custom_partitioner_fn"] = torch_bridge.default_partitioner()
         if self.timings and self.backend == "inductor":
-            settings.update(KERNEL_PROFILE_SETTING)  # kernels show up by name in the profiler
+            settings.update(kernel_profile_settings())  # kernels show up by name in the profiler
         return settings
 
     def compile(self, fn: Callable, session: CaptureSession) -> Callable:

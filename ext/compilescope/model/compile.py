@@ -22,16 +22,14 @@ GRAPH_KINDS = (
     "inductor_post_grad_graph",
     "compiled_autograd_graph",
 )
+# torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
+KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
 
 
 def short_path(path: str, keep: int = 2) -> str:
     """The last `keep` parts of a path: enough to recognise, short enough to read."""
     parts = path.replace("\\", "/").split("/")
     return "/".join(parts[-keep:]) if len(parts) > keep else path
-
-
-# torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
-KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ MAX_NODES = 400
 MAX_LINES = 600
 
 _LABELS = dict(STAGES)
+_SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
 
 def _changed_graphs(d: CaptureDiff):
@@ -66,7 +67,7 @@ def diff_html(data: dict) -> str:
     parts = ["<h4>diff against the earlier capture</h4>", f"<pre>{escape(data['summary'])}</pre>"]
     for g in data["graphs"]:
         rows = "".join(
-            f"<tr class='cs-diff-{escape(c)}'><td>{'+-~'[('added', 'removed', 'changed').index(c)]}"
+            f"<tr class='cs-diff-{escape(c)}'><td>{_SIGNS[c]}"
             f"</td><td>{escape(name)}</td><td>{escape(b)}</td><td>{escape(a)}</td></tr>"
             for c, name, b, a in g["nodes"]
         )
