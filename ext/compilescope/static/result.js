@@ -2,48 +2,6 @@
 // Cross-links: cell line <-> graph nodes <-> kernels <-> saved tensors. Text goes in through
 // textContent only; the one innerHTML is the chart SVG that Python built with every string escaped.
 
-function csHighlight(source) {
-  // A small tokenizer for Python (Triton, wrappers) and C++: comments, strings, numbers, keywords.
-  const pre = csEl("pre", { class: "cs-code" });
-  const re = /(#[^\n]*|\/\/[^\n]*|\/\*[\s\S]*?\*\/)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(\b\d+(?:\.\d+)?(?:e[-+]?\d+)?f?\b)|(\b(?:def|return|if|else|elif|for|while|in|import|from|as|with|class|None|True|False|and|or|not|lambda|yield|pass|auto|const|int|float|double|long|void|bool|extern|static|inline|template|typename|struct|using|namespace|include|pragma|omp|tl|triton|jit)\b)/g;
-  let last = 0, m;
-  const add = (text, cls) => {
-    if (!text) return;
-    if (cls) pre.appendChild(csEl("span", { class: cls }, text));
-    else pre.appendChild(document.createTextNode(text));
-  };
-  while ((m = re.exec(source)) !== null) {
-    add(source.slice(last, m.index));
-    add(m[0], m[1] ? "cs-tk-c" : m[2] ? "cs-tk-s" : m[3] ? "cs-tk-n" : "cs-tk-k");
-    last = re.lastIndex;
-  }
-  add(source.slice(last));
-  return pre;
-}
-
-function csBytes(n) {
-  if (n === null || n === undefined) return "";
-  const units = ["B", "KiB", "MiB", "GiB"];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return `${i ? n.toFixed(1) : n} ${units[i]}`;
-}
-
-// "cell [3] line 2" for a notebook cell's file (its name changes every run), else "file.py:12".
-function csWhere(loc, cellOf) {
-  const n = cellOf ? cellOf[loc[0]] : undefined;
-  if (n !== undefined && n !== null) return `cell [${n}] line ${loc[1]}`;
-  return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
-}
-
-function csLines(locs, cellOf) {
-  const shown = locs.filter(Boolean).slice(0, 4).map((l) => csWhere(l, cellOf));
-  return shown.join(", ") + (locs.length > 4 ? ` +${locs.length - 4}` : "");
-}
-
-function csMs(s) { return s === null || s === undefined ? "" : `${(s * 1e3).toFixed(3)} ms`; }
-function csSpread(t) { return t ? `${csMs(t.median)} (min ${csMs(t.min)}, max ${csMs(t.max)}, n=${t.n})` : "not measured"; }
-
 function csRenderResult(el, data) {
   const root = csEl("div", { class: "cs-root" });
   el.appendChild(root);
