@@ -43,7 +43,9 @@ def static_text(name: str) -> str:
 
 def result_script() -> str:
     """The result view's JavaScript without the anywidget export (used by the HTML report too)."""
-    return "\n".join(static_text(name) for name in ("explorer.js", "text.js", "diff.js", "result.js"))
+    return "\n".join(
+        static_text(name) for name in ("explorer.js", "text.js", "diff.js", "result.js")
+    )
 
 
 def _dumps(data: dict) -> str:
