@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from .model.capture import Capture, Skipped
 from .model.compile_id import CompileId
+from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
 from .model.serialize import FormatError
 from .trace.reader import TraceError, load_trace
 
@@ -25,9 +26,12 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "BudgetSweep",
     "Capture",
     "CompileId",
     "FormatError",
+    "Partition",
+    "RepartitionUnavailable",
     "Skipped",
     "TraceError",
     "capture",

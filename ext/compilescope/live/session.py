@@ -13,9 +13,10 @@ from dataclasses import dataclass, replace
 from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
-from . import torch_bridge
+from . import torch_bridge, torch_partitioners
 from .measure import RecordedGraph, input_layout, kernel_profile_settings, measure
 from .module_paths import with_module_paths
+from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
 from .triton_ir import with_autotune_choices, with_triton_ir
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
@@ -39,6 +40,7 @@ class CaptureSession:
         self.post_grad_paths: dict[str, list[dict[str, str]]] = {}  # one per post-grad graph
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
         self.timings = False
+        self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
         self.result: Capture | None = None
         self._started = 0.0
 
@@ -78,6 +80,7 @@ class CaptureSession:
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
                 torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
+                recording_partitions(self.joints),
             ):
                 try:
                     yield self
@@ -106,6 +109,8 @@ class CaptureSession:
         sources, cells = self._cell_sources(capture)
         capture = replace(capture, sources=sources, cells=cells)
         capture = with_autotune_choices(with_triton_ir(capture, self._started))
+        capture = with_partition_labs(capture, self.joints)
+        self.joints = JointRecorder()  # the labs own the records now; the session lets go
         return with_module_paths(capture, self.module_paths, self.joint_paths, self.post_grad_paths)
 
     def _cell_sources(self, capture: Capture) -> tuple[dict[str, str], dict[str, int]]:
@@ -153,10 +158,9 @@ class CompileOptions:
             return torch_bridge.inductor_backend(self.mode, self.options, self.dynamic)
         if self.mode is not None or self.options:
             raise ValueError("mode= and options= apply only to backend='inductor'")
-        if self.backend == "aot_eager" and self.partitioner:
-            return torch_bridge.lookup_backend(
-                torch_bridge.AOT_EAGER_BY_PARTITIONER[self.partitioner]
-            )
+        if self.backend == "aot_eager":
+            # torch's aot_eager, built with a partitioner the partition lab can hear
+            return torch_partitioners.aot_eager_backend(self.partitioner or "min_cut")
         if self.partitioner and self.backend != "inductor":
             raise ValueError(
                 f"partitioner= applies to 'inductor' and 'aot_eager', not {self.backend!r}"
@@ -167,7 +171,7 @@ class CompileOptions:
         """Inductor settings to hold while compiling (the partitioner's, for inductor)."""
         settings = {}
         if self.backend == "inductor" and self.partitioner == "default":
-            settings["custom_partitioner_fn"] = torch_bridge.default_partitioner()
+            settings["custom_partitioner_fn"] = torch_partitioners.default_partitioner()
         if self.timings and self.backend == "inductor":
             settings.update(kernel_profile_settings())  # kernels show up by name in the profiler
         return settings

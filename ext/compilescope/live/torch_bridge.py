@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
 import re
 import warnings
@@ -248,37 +247,6 @@ def sum_for_backward(value: object) -> object:
     for t in leaves[1:]:
         total = total + t.sum()
     return total
-
-
-# torch/_dynamo/backends/debugging.py: aot_eager uses the min-cut partitioner (torch >= 2.6);
-# aot_eager_default_partitioner keeps AOTAutograd's default one.
-AOT_EAGER_BY_PARTITIONER = {"min_cut": "aot_eager", "default": "aot_eager_default_partitioner"}
-
-
-def default_partitioner() -> object:
-    """Inductor's `custom_partitioner_fn` set to AOTAutograd's default (non-remat) partition."""
-    try:
-        from torch._functorch.partitioners import default_partition
-        from torch._inductor.custom_graph_pass import CustomPartitionerFn
-    except ImportError as error:  # torch < 2.8 has no custom partitioner hook
-        raise ValueError(
-            f"this torch ({torch.__version__}) cannot change Inductor's partitioner"
-        ) from error
-
-    # Inductor calls the partitioner with min-cut's arguments (compiler=..., see
-    # torch/_inductor/compile_fx.py partition_fn); default_partition takes fewer, so pass
-    # only the keywords it declares.
-    accepted = set(inspect.signature(default_partition).parameters)
-
-    class DefaultPartition(CustomPartitionerFn):
-        def __call__(self, gm, joint_inputs, **kwargs):
-            kept = {name: value for name, value in kwargs.items() if name in accepted}
-            return default_partition(gm, joint_inputs, **kept)
-
-        def uuid(self) -> str:
-            return "compilescope.default_partition"
-
-    return DefaultPartition()
 
 
 @contextlib.contextmanager

@@ -5,8 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .compile_id import CompileId
-from .graph import Graph, Partition, SavedTensor, SourceLoc
+from .graph import Graph, SourceLoc
 from .kernel import Kernel, OutputCode
+from .partition import (
+    SWEEP_BUDGETS,
+    BudgetSweep,
+    Partition,
+    PartitionLab,
+    Repartition,
+    RepartitionUnavailable,
+    check_repartition_args,
+    partition_between,
+    sweep_from,
+)
 
 # The graph kinds, named as torch names their trace events (newest torch first where renamed).
 GRAPH_KINDS = (
@@ -159,22 +170,74 @@ class Compile:
     def kernels(self) -> tuple[Kernel, ...]:
         return tuple(k for code in self.output_code for k in code.kernels)
 
+    # What a live capture keeps to run the partitioners again (None for logs and JSON), and
+    # the re-partitions made so far: a saved capture keeps those results, not the graph.
+    lab: PartitionLab | None = field(
+        default=None, compare=False, repr=False, metadata={"json": False}
+    )
+    repartitions: tuple[Repartition, ...] = field(
+        default=(), compare=False, metadata={"json_from": "repartition_results"}
+    )
+    lab_note: str = ""  # why this compile cannot be re-partitioned, when it cannot
+    # The partitioner this compile ran and its activation memory budget, when known (live).
+    partitioner: str = ""
+    memory_budget: float | None = None
+
     @property
     def partition(self) -> Partition | None:
-        """What the forward saves for the backward: the backward's non-tangent inputs."""
-        backward, forward = self.graph("aot_backward_graph"), self.graph("aot_forward_graph")
+        """What the forward saves for the backward (the backward's non-tangent inputs), what is
+        real activation memory among it, and what the backward recomputes."""
+        backward = self.graph("aot_backward_graph")
         if backward is None:
             return None
-        forward_names = {n.name for n in forward.nodes} if forward else set()
-        saved = []
-        for node in backward.placeholders:
-            if node.name.startswith("tangents_"):
-                continue
-            if forward_names and node.name not in forward_names:
-                continue
-            tensor = node.tensors[0] if node.tensors else None
-            saved.append(SavedTensor(node.name, tensor, node.type_text))
-        return Partition(tuple(saved))
+        return partition_between(
+            self.graph("aot_forward_graph"),
+            backward,
+            partitioner=self.partitioner,
+            memory_budget=self.memory_budget,
+        )
+
+    @property
+    def repartition_results(self) -> tuple[Repartition, ...]:
+        """Re-partitions made so far: those read from JSON, then those the live lab made."""
+        made = self.lab.results if self.lab is not None else ()
+        seen = {(r.partitioner, r.memory_budget) for r in made}
+        return tuple(
+            r for r in self.repartitions if (r.partitioner, r.memory_budget) not in seen
+        ) + tuple(made)
+
+    def repartition(
+        self, partitioner: str = "min_cut", memory_budget: float | None = None
+    ) -> Partition:
+        """Run AOTAutograd's partitioner again on this compile's captured joint graph.
+
+        `partitioner` is "min_cut" (Inductor's, rematerializing) or "default"; `memory_budget`
+        in [0, 1] is torch._functorch.config.activation_memory_budget for min_cut (None: no
+        budget, torch's default). No user code runs. Results already made (also those kept in
+        a saved capture) come back without running anything.
+        """
+        budget = check_repartition_args(partitioner, memory_budget)
+        for made in self.repartition_results:
+            if (made.partitioner, made.memory_budget) == (partitioner, budget):
+                return made.partition
+        if self.lab is None:
+            raise RepartitionUnavailable(
+                f"compile {self.id} cannot be re-partitioned: "
+                + (self.lab_note or "its joint graph was not kept (only live captures keep it)")
+            )
+        return self.lab.repartition(partitioner, budget)
+
+    def budget_sweep(self, budgets: tuple[float | None, ...] = SWEEP_BUDGETS) -> BudgetSweep:
+        """Re-partition with min-cut at each activation memory budget, and with the default
+        partitioner: activation memory against what the backward recomputes."""
+        for budget in budgets:
+            self.repartition("min_cut", budget)
+        self.repartition("default")
+        return self.sweep()
+
+    def sweep(self) -> BudgetSweep | None:
+        """The budget sweep as far as it was made (also from a saved capture); None if not."""
+        return sweep_from(self.repartition_results, self.partition)
 
     @property
     def status(self) -> str:

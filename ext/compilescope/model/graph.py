@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # `f32[4, 8][8, 1]cpu`, `bf16[s0, 64][64, 1]cuda:0`; sizes may be sympy expressions.
 _TENSOR = re.compile(r"([a-z]+[0-9a-z]*)\[([^\]]*)\]\[([^\]]*)\]([a-z]+(?::\d+)?)")
@@ -161,33 +161,3 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph({self.kind!r}, {len(self.nodes)} nodes)"
-
-
-@dataclass(frozen=True)
-class SavedTensor:
-    """A value the forward graph saves for the backward graph (AOTAutograd's partition)."""
-
-    name: str
-    tensor: TensorMeta | None = None
-    type_text: str = ""
-
-    @property
-    def nbytes(self) -> int | None:
-        return self.tensor.nbytes if self.tensor else None
-
-
-@dataclass(frozen=True)
-class Partition:
-    """How AOTAutograd split the joint graph: what crosses from forward to backward."""
-
-    saved: tuple[SavedTensor, ...] = field(default_factory=tuple)
-
-    @property
-    def saved_bytes(self) -> int:
-        """Bytes saved for backward; symbolic sizes count as 0 (see `symbolic_saved`)."""
-        return sum(s.nbytes or 0 for s in self.saved)
-
-    @property
-    def symbolic_saved(self) -> tuple[str, ...]:
-        """Saved values whose size is not a number (symbolic shapes, SymInts)."""
-        return tuple(s.name for s in self.saved if s.nbytes is None)

@@ -34,7 +34,10 @@ def encode(value: object) -> object:
     if dataclasses.is_dataclass(value):
         out = {}
         for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
+            if f.metadata.get("json") is False:
+                continue  # a live object (the partition lab): never serialized
+            # A field may be written from a property that adds what live objects made.
+            item = getattr(value, f.metadata.get("json_from", f.name))
             if item != _default(type(value), f.name):  # keep files small: omit defaults
                 out[f.name] = encode(item)
         return out

@@ -1,0 +1,193 @@
+"""AOTAutograd's partitioners, inside torch: hear what they are given, run them again."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Callable, Iterator
+
+import torch
+
+_DEFAULT_UUID = "compilescope.default_partition"
+
+
+def default_partitioner() -> object:
+    """Inductor's `custom_partitioner_fn` set to AOTAutograd's default (non-remat) partition."""
+    try:
+        from torch._functorch.partitioners import default_partition
+        from torch._inductor.custom_graph_pass import CustomPartitionerFn
+    except ImportError as error:  # torch < 2.8 has no custom partitioner hook
+        raise ValueError(
+            f"this torch ({torch.__version__}) cannot change Inductor's partitioner"
+        ) from error
+
+    # Inductor calls the partitioner with min-cut's arguments (compiler=..., see
+    # torch/_inductor/compile_fx.py partition_fn); default_partition takes fewer, so pass
+    # only the keywords it declares.
+    accepted = set(inspect.signature(default_partition).parameters)
+
+    class DefaultPartition(CustomPartitionerFn):
+        def __call__(self, gm, joint_inputs, **kwargs):
+            kept = {name: value for name, value in kwargs.items() if name in accepted}
+            return default_partition(gm, joint_inputs, **kept)
+
+        def uuid(self) -> str:
+            return _DEFAULT_UUID
+
+    return DefaultPartition()
+
+
+# The partition lab (live/partition_lab.py): hear the partitioner's input, run it again later.
+_partition_listener: Callable[[str, object, object, dict], None] | None = None
+
+
+def _heard(name: str, graph_module: object, joint_inputs: object, kwargs: dict) -> None:
+    listener = _partition_listener
+    if listener is not None:
+        try:
+            listener(name, graph_module, joint_inputs, kwargs)
+        except Exception:  # hearing must never break the user's compile
+            pass
+
+
+def heard_partition_fn(inner: Callable, name: str) -> Callable:
+    """A partition_fn (for aot_autograd backends) that the active listener hears first."""
+
+    def partition(graph_module, joint_inputs, **kwargs):
+        _heard(name, graph_module, joint_inputs, kwargs)
+        return inner(graph_module, joint_inputs, **kwargs)
+
+    return partition
+
+
+@contextlib.contextmanager
+def partitioner_listener(
+    hear: Callable[[str, object, object, dict], None],
+) -> Iterator[None]:
+    """Hear every partitioner call while inside: Inductor's, through its custom_partitioner_fn
+    hook (torch >= 2.8; whatever partitioner was set still runs), and the aot_eager backends
+    built by `aot_eager_backend`. Inductor runs its joint-graph passes before calling the hook,
+    so what is heard is exactly the partitioner's input."""
+    global _partition_listener
+    try:
+        import torch._inductor.config as config
+        from torch._functorch.partitioners import min_cut_rematerialization_partition
+        from torch._inductor.custom_graph_pass import CustomPartitionerFn
+    except ImportError:  # pragma: no cover - torch without the hook: aot_eager only
+        config = None
+    previous = getattr(config, "custom_partitioner_fn", None) if config is not None else None
+    installed = config is not None and hasattr(config, "custom_partitioner_fn")
+    if installed:
+        if previous is None:
+            inner, name = min_cut_rematerialization_partition, "min_cut"
+        else:
+            uuid = getattr(previous, "uuid", lambda: None)()
+            inner, name = previous, ("default" if uuid == _DEFAULT_UUID else "custom")
+
+        def call(self, graph_module, joint_inputs, **kwargs):
+            _heard(name, graph_module, joint_inputs, kwargs)
+            return inner(graph_module, joint_inputs, **kwargs)
+
+        def uuid(self) -> object:
+            inner_uuid = getattr(inner, "uuid", None)
+            return ("compilescope.heard", inner_uuid() if callable(inner_uuid) else name)
+
+        # Named after the partitioner it runs: Inductor times the hook under its class name,
+        # and the stage waterfall should read as it does without compilescope.
+        label = getattr(inner, "__name__", None) or type(inner).__name__
+        heard_class = type(label, (CustomPartitionerFn,), {"__call__": call, "uuid": uuid})
+        config.custom_partitioner_fn = heard_class()
+    _partition_listener = hear
+    try:
+        yield
+    finally:
+        _partition_listener = None
+        if installed:
+            config.custom_partitioner_fn = previous
+
+
+def aot_eager_backend(partitioner: str) -> Callable:
+    """torch's aot_eager (min_cut) or aot_eager_default_partitioner, with a heard partitioner
+    (torch/_dynamo/backends/debugging.py builds them the same way)."""
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.backends.debugging import boxed_nop
+
+    return aot_autograd(
+        fw_compiler=boxed_nop,
+        bw_compiler=boxed_nop,
+        partition_fn=heard_partition_fn(partitioner_fn(partitioner), partitioner),
+        keep_inference_input_mutations=True,
+    )
+
+
+def partitioner_fn(name: str) -> Callable:
+    """AOTAutograd's partitioner by compilescope's name for it."""
+    from torch._functorch import partitioners
+
+    return {
+        "min_cut": partitioners.min_cut_rematerialization_partition,
+        "default": partitioners.default_partition,
+    }[name]
+
+
+def copy_graph_module(graph_module: object) -> object:
+    """A copy the partitioner may edit: a new graph (node meta copied shallowly, so fake
+    tensors are shared, not duplicated), the same owning module for attributes."""
+    import copy
+
+    return torch.fx.GraphModule(graph_module, copy.deepcopy(graph_module.graph))
+
+
+def activation_memory_budget() -> float | None:
+    value = getattr(torch._functorch.config, "activation_memory_budget", None)
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def functorch_config() -> dict:
+    """torch._functorch.config's current values (what the partitioners read)."""
+    try:
+        return dict(torch._functorch.config.get_config_copy())
+    except Exception:  # pragma: no cover - torch API drift: run with today's settings
+        return {}
+
+
+@contextlib.contextmanager
+def functorch_config_held(saved: dict, memory_budget: float | None) -> Iterator[None]:
+    """Hold torch._functorch.config as it was when the joint graph was heard, with a budget."""
+    config = torch._functorch.config
+    changes = {}
+    for key, value in saved.items():
+        try:
+            if getattr(config, key) != value:
+                changes[key] = value
+        except Exception:  # a setting that cannot be read back: leave it as it is now
+            continue
+    changes["activation_memory_budget"] = 1.0 if memory_budget is None else memory_budget
+    with config.patch(changes):
+        yield
+
+
+def flops_of(graph_module: object, names: set[str]) -> int | None:
+    """FLOPs of the named nodes, by torch's own formulas (torch.utils.flop_counter), from their
+    fake-tensor metadata. None when torch cannot count them (no formulas, symbolic sizes)."""
+    try:
+        from torch.utils._pytree import tree_map_only
+        from torch.utils.flop_counter import flop_registry
+    except ImportError:  # pragma: no cover
+        return None
+    total = 0
+    for node in graph_module.graph.nodes:
+        if node.op != "call_function" or node.name not in names:
+            continue
+        formula = flop_registry.get(getattr(node.target, "_overloadpacket", None))
+        if formula is None:
+            continue
+        try:
+            args, kwargs = tree_map_only(
+                torch.fx.Node, lambda n: n.meta.get("val"), (node.args, node.kwargs)
+            )
+            count = formula(*args, **kwargs, out_val=node.meta.get("val"))
+            total += int(count)
+        except Exception:  # symbolic sizes, or a formula this torch cannot apply here
+            return None
+    return total
