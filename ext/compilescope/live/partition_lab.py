@@ -79,7 +79,10 @@ class LiveLab:
         accepted = inspect.signature(fn).parameters
         kwargs = {k: v for k, v in r.kwargs.items() if k in accepted}
         graph_module = torch_partitioners.copy_graph_module(r.graph_module)
-        with torch_partitioners.functorch_config_held(r.functorch_config, memory_budget):
+        with (
+            torch_partitioners.functorch_config_held(r.functorch_config, memory_budget),
+            torch_partitioners.as_in_a_compile(r.joint_inputs),
+        ):
             forward_module, backward_module = fn(graph_module, r.joint_inputs, **kwargs)
         forward = graph_from_torch(forward_module, "aot_forward_graph")
         backward = graph_from_torch(backward_module, "aot_backward_graph")

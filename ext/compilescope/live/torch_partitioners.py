@@ -167,6 +167,19 @@ def functorch_config_held(saved: dict, memory_budget: float | None) -> Iterator[
         yield
 
 
+@contextlib.contextmanager
+def as_in_a_compile(joint_inputs: object) -> Iterator[None]:
+    """What AOTAutograd's partition call runs under: no grad, and a tracing context. Without
+    one, FX's dead-code elimination keeps every random op, used or not (fx/graph.py,
+    eliminate_dead_code: impure_random unless TracingContext.try_get()), so a re-run would
+    keep dead nodes (e.g. a forward sdpa in the backward) the compile removed."""
+    from torch._guards import TracingContext, detect_fake_mode, tracing
+
+    fake_mode = detect_fake_mode(joint_inputs)
+    with torch.no_grad(), tracing(TracingContext(fake_mode)):
+        yield
+
+
 def flops_of(graph_module: object, names: set[str]) -> int | None:
     """FLOPs of the named nodes, by torch's own formulas (torch.utils.flop_counter), from their
     fake-tensor metadata. None when torch cannot count them (no formulas, symbolic sizes)."""
