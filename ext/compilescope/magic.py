@@ -225,7 +225,10 @@ class CompileFxMagics(Magics):
         view = None
         if capture is not None and not quiet:
             try:
+                from .live.partition_lab import sweep_small_graphs
                 from .views.result_view import result_view
+
+                sweep_small_graphs(capture)
 
                 view = result_view(capture, before)  # built now: a bug of ours falls back here
             except Exception as error:  # our bug must not hide the user's result

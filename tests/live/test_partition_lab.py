@@ -14,22 +14,9 @@ import torch
 import torch._functorch.config as functorch_config
 import torch._inductor.config as inductor_config
 from compilescope.model.serialize import json_schema
+from workloads import MLPBlock
 
 pytestmark = pytest.mark.torch
-
-
-class MLPBlock(torch.nn.Module):
-    """A matmul, a chain of cheap elementwise ops and a layer norm, another matmul."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.up = torch.nn.Linear(32, 64)
-        self.norm = torch.nn.LayerNorm(64)
-        self.down = torch.nn.Linear(64, 32)
-
-    def forward(self, x):
-        h = torch.nn.functional.gelu(self.up(x))
-        return self.down(self.norm(h * torch.sigmoid(h)))
 
 
 class ConvBN(torch.nn.Module):

@@ -15,6 +15,9 @@ from .fx_graphs import graph_from_torch
 # A capture keeps joint graphs up to this many nodes in all: each is a copy of the graph with
 # its fake-tensor metadata (no tensor data), about 2-3 KB a node.
 MAX_KEPT_NODES = 200_000
+# %%compile_fx runs the budget sweep itself for joint graphs up to this size (a second or two
+# for the sweep's 12 partitions); for larger ones the view says how to ask for it.
+AUTO_SWEEP_NODES = 250
 
 
 @dataclass
@@ -68,6 +71,10 @@ class LiveLab:
     def __init__(self, record: JointRecord) -> None:
         self._record = record
         self._results: list[Repartition] = []
+
+    @property
+    def nodes(self) -> int:
+        return self._record.nodes
 
     @property
     def results(self) -> tuple[Repartition, ...]:
@@ -139,3 +146,14 @@ _NOT_HEARD = (
     "its partitioner was not heard (compilescope hears Inductor's partitioner and the "
     "aot_eager backends that %%compile_fx and capture() build)"
 )
+
+
+def sweep_small_graphs(capture: Capture, max_nodes: int = AUTO_SWEEP_NODES) -> None:
+    """Run the budget sweep now for compiles whose joint graph is small, so the view shows it
+    without being asked; larger ones wait for `Compile.budget_sweep()`."""
+    for c in capture:
+        if isinstance(c.lab, LiveLab) and c.lab.nodes <= max_nodes:
+            try:
+                c.budget_sweep()
+            except Exception:  # never the cell's failure: the view offers budget_sweep(),
+                continue  # which raises the error where the user can read it

@@ -45,7 +45,10 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
         bits.append(f"{len(c.kernels)} kernels")
     partition = c.partition
     if partition is not None and partition.saved:
-        bits.append(f"saved {len(partition.saved)} ({human_bytes(partition.saved_bytes)})")
+        bits.append(
+            f"activations {human_bytes(partition.activation_bytes)}"
+            f" (saved {len(partition.saved)}, {human_bytes(partition.saved_bytes)})"
+        )
     if c.compile_time_s is not None:
         bits.append(f"{c.compile_time_s:.2f} s")
     if c.status != "ok":

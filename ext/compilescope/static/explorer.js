@@ -178,6 +178,13 @@ function csCreateExplorer(container, g, opts) {
       edgePath(A, B);
     }
     ctx.stroke();
+    // The cut of a partition: edges that leave a saved tensor cross from forward to backward.
+    ctx.strokeStyle = "#7c3aed"; ctx.setLineDash([6 / view.k, 4 / view.k]); ctx.beginPath();
+    for (const [a, b, u, v] of edges) {
+      if (S(g.note[u]) !== "saved for backward" || !String(g.names[v]).startsWith("bw.")) continue;
+      edgePath(boxes[a], boxes[b]);
+    }
+    ctx.stroke(); ctx.setLineDash([]);
     if (highlight.size) {
       ctx.strokeStyle = "#e8710a"; ctx.lineWidth = 2 / view.k; ctx.beginPath();
       for (const [a, b, u, v] of edges) {
@@ -202,7 +209,7 @@ function csCreateExplorer(container, g, opts) {
         }
       } else {
         const v = b.id;
-        ctx.fillStyle = highlight.has(v) ? "#fde68a" : OP_FILL[g.op[v]] || "#fff";
+        ctx.fillStyle = highlight.has(v) ? "#fde68a" : S(g.note[v]) === "recomputed in backward" ? "#fed7aa" : OP_FILL[g.op[v]] || "#fff";
         ctx.strokeStyle = v === selected ? "#dc2626" : S(g.note[v]) === "saved for backward" ? "#7c3aed" : "#6b7280";
         ctx.lineWidth = (v === selected ? 3 : 1) / view.k;
         ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);

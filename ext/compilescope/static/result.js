@@ -127,7 +127,7 @@ function csRenderResult(el, data) {
     const p = panes.overview;
     const table = csEl("table", { class: "cs-table" });
     const hr = csEl("tr");
-    for (const h of ["compile id", "frame", "ops per stage", "kernels", "saved for bwd", "compile time", "status"]) hr.appendChild(csEl("th", {}, h));
+    for (const h of ["compile id", "frame", "ops per stage", "kernels", "activations for bwd", "compile time", "status"]) hr.appendChild(csEl("th", {}, h));
     table.appendChild(hr);
     data.compiles.forEach((c, ci) => {
       const tr = csEl("tr");
@@ -138,7 +138,7 @@ function csRenderResult(el, data) {
       tr.appendChild(csEl("td", {}, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
       tr.appendChild(csEl("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
       tr.appendChild(csEl("td", {}, c.kernels.length || ""));
-      tr.appendChild(csEl("td", {}, c.saved_text));
+      tr.appendChild(csEl("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
       tr.appendChild(csEl("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
       tr.appendChild(csEl("td", {}, c.status));
       table.appendChild(tr);
@@ -214,20 +214,12 @@ function csRenderResult(el, data) {
   }
   function renderSaved(c, st) {
     savedBox.textContent = "";
-    if (!c.saved.length || !["aot_forward_graph", "aot_backward_graph", "partition"].includes(st.kind)) return;
-    savedBox.appendChild(csEl("div", { class: "cs-muted" }, `saved for backward: ${c.saved.length} tensors, ${c.saved_text}. Click one to see where the forward makes it and where the backward uses it.`));
-    const table = csEl("table", { class: "cs-table" });
-    for (const s of c.saved) {
-      const tr = csEl("tr", { class: "cs-saved-row" });
-      tr.append(csEl("td", {}, s.name), csEl("td", {}, s.type), csEl("td", {}, csBytes(s.bytes)), csEl("td", {}, `${s.users.length} users in backward`));
-      tr.onclick = () => {
-        const part = c.stages.find((x) => x.kind === "partition");
-        if (part) openGraph(compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
-        else if (activeExplorer) activeExplorer.highlightNames([s.name, ...s.users]);
-      };
-      table.appendChild(tr);
-    }
-    savedBox.appendChild(table);
+    if (!c.partition || !["aot_forward_graph", "aot_backward_graph", "partition"].includes(st.kind)) return;
+    csRenderPartition(savedBox, c, (s) => {
+      const part = c.stages.find((x) => x.kind === "partition");
+      if (part) openGraph(compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
+      else if (activeExplorer) activeExplorer.highlightNames([s.name, ...s.users]);
+    });
   }
 
   // --- code -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from ..model.graph import Graph
 from .charts import kernel_bars, stage_waterfall
 from .diff_view import diff_html
 from .explorer_data import explorer_payload
+from .partition_view import partition_html
 from .static_graph import graph_svg
 from .summary_html import capture_html
 from .view_data import capture_data
@@ -38,6 +39,7 @@ def fallback_html(capture: Capture, data: dict) -> str:
                     f"({stage['nodes']} nodes), picture</summary>{svg}</details>"
                 )
     parts.append("".join(pictures))
+    parts.append(partition_html(capture))
     for chart in data["charts"].values():
         if chart:
             parts.append(f"<div>{chart}</div>")

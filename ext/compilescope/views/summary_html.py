@@ -53,7 +53,11 @@ def _row(c: Compile, files: dict[str, int]) -> str:
         if c.graphs.get(kind)
     )
     partition = c.partition
-    saved = human_bytes(partition.saved_bytes) if partition and partition.saved else ""
+    saved = (
+        f"{human_bytes(partition.activation_bytes)} ({human_bytes(partition.saved_bytes)} saved)"
+        if partition and partition.saved
+        else ""
+    )
     time = f"{c.compile_time_s:.2f} s" if c.compile_time_s is not None else ""
     cells = [str(c.id), _cell(c, files), stages, str(len(c.kernels) or ""), saved, time, c.status]
     return "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>"
@@ -169,7 +173,7 @@ def capture_html(capture: Capture) -> str:
             "frame",
             "ops per stage",
             "kernels",
-            "saved for bwd",
+            "activations for bwd",
             "compile time",
             "status",
         )

@@ -12,6 +12,7 @@ from ..model.graph import Graph, Node
 from ..model.summary import human_bytes
 from .explorer_data import explorer_payload
 from .math_text import pretty_expr
+from .partition_view import partition_data
 
 # The stages, in pipeline order, with the names people say.
 STAGES = (
@@ -53,6 +54,9 @@ def partition_graph(c: Compile) -> Graph | None:
         inputs = tuple(("fw." if i in saved else "bw.") + i for i in n.inputs)
         nodes.append(_renamed(n, "bw.", "backward", inputs=inputs))
     note = {f"fw.{name}": "saved for backward" for name in saved}
+    # The cut, drawn: what the backward computes again instead of saving it.
+    recomputed = c.partition.recomputed if c.partition else ()
+    note.update({f"bw.{name}": "recomputed in backward" for name in recomputed})
     nodes = [Node(**{**n.__dict__, "note": note[n.name]}) if n.name in note else n for n in nodes]
     return Graph(PARTITION, "", nodes)
 
@@ -255,6 +259,8 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "saved": saved,
         "saved_bytes": partition.saved_bytes if partition else None,
         "saved_text": human_bytes(partition.saved_bytes) if partition and partition.saved else "",
+        "activation_text": human_bytes(partition.activation_bytes) if partition else "",
+        "partition": partition_data(c),
         "guards": c.guards,
         "symbols": [
             {"name": s.name, "source": s.source, "value": s.value, "range": s.range}

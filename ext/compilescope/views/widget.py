@@ -44,7 +44,8 @@ def static_text(name: str) -> str:
 def result_script() -> str:
     """The result view's JavaScript without the anywidget export (used by the HTML report too)."""
     return "\n".join(
-        static_text(name) for name in ("explorer.js", "text.js", "diff.js", "result.js")
+        static_text(name)
+        for name in ("explorer.js", "text.js", "diff.js", "partition.js", "result.js")
     )
 
 

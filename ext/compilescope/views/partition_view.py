@@ -1,0 +1,105 @@
+"""The partition in the view: real activation memory, saved tensors, recomputation, budget sweep."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..model.capture import Capture
+from ..model.compile import Compile
+from ..model.partition import Partition
+from ..model.summary import human_bytes
+from .sweep_chart import sweep_rows, sweep_svg
+
+_KIND_TEXT = {
+    "activation": "activation",
+    "input": "input or parameter",
+    "symbol": "size (no memory)",
+    "": "",
+}
+
+
+def headline(p: Partition) -> str:
+    """One line: the activation memory first (the figure that costs), then what else is saved."""
+    inputs = sum(1 for s in p.saved if s.kind == "input")
+    text = (
+        f"activation memory {human_bytes(p.activation_bytes)}: {len(p.saved)} tensors saved for "
+        f"backward ({human_bytes(p.saved_bytes)}, of which {inputs} are inputs, parameters or "
+        "views of them, alive anyway)"
+    )
+    if p.recomputed:
+        flops = f", {p.recompute_flops / 1e6:.1f} MFLOP" if p.recompute_flops else ""
+        text += f"; the backward recomputes {_count(p.recomputed_ops, 'op')}{flops}"
+        if p.recomputed_views:
+            text += f" and {_count(p.recomputed_views, 'view')}"
+    if p.partitioner:
+        budget = "" if p.memory_budget is None else f", memory budget {p.memory_budget:g}"
+        text += f". Partitioner: {p.partitioner}{budget}"
+    return text
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def kind_text(kind: str, owner: str) -> str:
+    base = _KIND_TEXT.get(kind, kind)
+    return f"{base} (view of {owner})" if owner else base
+
+
+def partition_data(c: Compile) -> dict | None:
+    """What the widget shows of a compile's partition (JSON-ready; strings raw, JS escapes)."""
+    p = c.partition
+    if p is None:
+        return None
+    sweep = c.sweep()
+    return {
+        "headline": headline(p),
+        "activation_bytes": p.activation_bytes,
+        "recomputed": list(p.recomputed),
+        "kinds": {s.name: kind_text(s.kind, s.owner) for s in p.saved},
+        "sweep": sweep.points if sweep else None,
+        "sweep_flops": bool(sweep) and all(x["recompute_flops"] is not None for x in sweep.points),
+        "lab": "" if c.lab is not None else (c.lab_note or "the joint graph was not kept"),
+        "hint": f"cap['{c.id}'].budget_sweep()",
+    }
+
+
+def partition_html(capture: Capture, max_compiles: int = 8) -> str:
+    """Script-free: per compile with a partition, the headline, saved tensors, and the sweep."""
+    parts = []
+    for c in [c for c in capture if c.partition is not None][:max_compiles]:
+        p = c.partition
+        rows = "".join(
+            f"<tr><td>{escape(s.name)}</td><td>{escape(s.type_text)}</td>"
+            f"<td>{escape(human_bytes(s.nbytes) if s.nbytes is not None else '')}</td>"
+            f"<td>{escape(kind_text(s.kind, s.owner))}</td></tr>"
+            for s in p.saved
+        )
+        body = (
+            f"<p>{escape(headline(p))}</p><table><tr><th>saved</th><th>type</th><th>bytes</th>"
+            f"<th>what it is</th></tr>{rows}</table>"
+        )
+        if p.recomputed:
+            body += f"<p>recomputed in backward: {escape(', '.join(p.recomputed))}</p>"
+        sweep = c.sweep()
+        if sweep is not None:
+            head = "".join(
+                f"<th>{h}</th>"
+                for h in ("partitioner", "budget", "activations", "saved", "recomputed", "FLOPs")
+            )
+            table = "".join(
+                "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in row) + "</tr>"
+                for row in sweep_rows(sweep)
+            )
+            body += (
+                f"<div class='cs-sweep'>{sweep_svg(sweep, f'{c.id}: activation memory budget')}"
+                f"</div><table><tr>{head}</tr>{table}</table>"
+            )
+        elif c.lab is None:
+            note = c.lab_note or "the joint graph was not kept (only live captures keep it)"
+            body += f"<p>budget sweep: not available, {escape(note)}</p>"
+        parts.append(
+            f"<details><summary>{escape(str(c.id))} partition: "
+            f"{escape(human_bytes(p.activation_bytes))} of activations</summary>{body}</details>"
+        )
+    return "<div class='cs-partitions'>" + "".join(parts) + "</div>" if parts else ""
