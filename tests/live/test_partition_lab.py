@@ -183,3 +183,33 @@ def test_a_log_cannot_be_repartitioned_and_says_why():
     assert c.partition.activation_bytes > 0
     with pytest.raises(compilescope.RepartitionUnavailable, match="joint graph was not kept"):
         c.repartition()
+
+
+def test_fallback_and_figure_show_the_sweep(mlp_inductor):
+    from compilescope.views.result_view import fallback_html, view_data
+    from compilescope.views.sweep_chart import sweep_figure
+    from matplotlib.figure import Figure
+
+    c = the_compile(mlp_inductor)
+    sweep = c.budget_sweep()
+    figure = sweep_figure(sweep)
+    assert isinstance(figure, Figure) and figure.axes[0].get_xlabel().startswith("activation")
+    html = fallback_html(mlp_inductor, view_data(mlp_inductor))
+    section = html[html.index("cs-partitions") :]
+    assert "activation memory" in section and "<svg" in section and "<script" not in html
+    assert section.count("<tr>") >= len(sweep.points)  # the sweep's table, a row a point
+    data = view_data(mlp_inductor)["compiles"][0]["partition"]
+    assert len(data["sweep"]) == len(sweep.points) and data["lab"] == ""
+
+
+def test_magic_sweeps_small_graphs_itself():
+    from compilescope.live.partition_lab import sweep_small_graphs
+
+    torch.manual_seed(0)
+    cap = compilescope.capture(MLPBlock(), torch.randn(4, 32), backend="aot_eager", timings=False)
+    c = the_compile(cap)
+    assert c.sweep() is None
+    sweep_small_graphs(cap, max_nodes=10)  # too big for this limit: nothing runs
+    assert c.sweep() is None
+    sweep_small_graphs(cap)
+    assert len(c.sweep().min_cut) == 11

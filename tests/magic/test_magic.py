@@ -58,6 +58,16 @@ def test_backward_in_the_cell_is_captured(ip, run):
     run("loss = (w.tanh() * 3).sum()\nloss.backward()", "--backend aot_eager --out cap_bw")
     cap = ip.user_ns["cap_bw"]
     assert any(c.graph("aot_backward_graph") for c in cap)
+
+
+def test_the_cell_can_be_repartitioned_and_its_small_graph_is_swept(ip, run):
+    ip.user_ns["w"] = __import__("torch").randn(8, 8, requires_grad=True)
+    result = run("loss = (w.sin() @ w).sum()\nloss.backward()", "--backend aot_eager --out cap_lab")
+    assert result.success
+    (c,) = [c for c in ip.user_ns["cap_lab"] if c.partition is not None]
+    assert c.partitioner == "min_cut"
+    assert len(c.sweep().min_cut) == 11  # the view's sweep was made by the magic
+    assert c.repartition("default").recomputed_ops == 0  # the default partitioner saves instead
     assert ip.user_ns["w"].grad is not None
 
 
