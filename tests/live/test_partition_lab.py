@@ -213,3 +213,15 @@ def test_magic_sweeps_small_graphs_itself():
     assert c.sweep() is None
     sweep_small_graphs(cap)
     assert len(c.sweep().min_cut) == 11
+
+
+def test_joint_graphs_are_kept_within_a_bound(monkeypatch):
+    from compilescope.live import partition_lab
+
+    monkeypatch.setattr(partition_lab, "MAX_KEPT_NODES", 10)
+    torch.manual_seed(0)
+    cap = compilescope.capture(MLPBlock(), torch.randn(4, 32), backend="aot_eager", timings=False)
+    c = the_compile(cap)
+    assert c.lab is None and "at most 10" in c.lab_reason
+    with pytest.raises(compilescope.RepartitionUnavailable, match="was not kept"):
+        c.repartition()

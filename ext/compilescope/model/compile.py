@@ -222,10 +222,19 @@ class Compile:
                 return made.partition
         if self.lab is None:
             raise RepartitionUnavailable(
-                f"compile {self.id} cannot be re-partitioned: "
-                + (self.lab_note or "its joint graph was not kept (only live captures keep it)")
+                f"compile {self.id} cannot be re-partitioned: {self.lab_reason}"
             )
         return self.lab.repartition(partitioner, budget)
+
+    @property
+    def lab_reason(self) -> str:
+        """Why this compile cannot be re-partitioned ("" when it can)."""
+        if self.lab is not None:
+            return ""
+        return self.lab_note or (
+            "its joint graph was not kept (only live captures keep it; "
+            "a log or a saved capture holds the results already made)"
+        )
 
     def budget_sweep(self, budgets: tuple[float | None, ...] = SWEEP_BUDGETS) -> BudgetSweep:
         """Re-partition with min-cut at each activation memory budget, and with the default

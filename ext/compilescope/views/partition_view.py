@@ -59,7 +59,7 @@ def partition_data(c: Compile) -> dict | None:
         "kinds": {s.name: kind_text(s.kind, s.owner) for s in p.saved},
         "sweep": sweep.points if sweep else None,
         "sweep_flops": bool(sweep) and all(x["recompute_flops"] is not None for x in sweep.points),
-        "lab": "" if c.lab is not None else (c.lab_note or "the joint graph was not kept"),
+        "lab": c.lab_reason,
         "hint": f"cap['{c.id}'].budget_sweep()",
     }
 
@@ -96,8 +96,7 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
                 f"</div><table><tr>{head}</tr>{table}</table>"
             )
         elif c.lab is None:
-            note = c.lab_note or "the joint graph was not kept (only live captures keep it)"
-            body += f"<p>budget sweep: not available, {escape(note)}</p>"
+            body += f"<p>budget sweep: not available: {escape(c.lab_reason)}</p>"
         parts.append(
             f"<details><summary>{escape(str(c.id))} partition: "
             f"{escape(human_bytes(p.activation_bytes))} of activations</summary>{body}</details>"
