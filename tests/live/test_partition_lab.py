@@ -225,3 +225,12 @@ def test_joint_graphs_are_kept_within_a_bound(monkeypatch):
     assert c.lab is None and "at most 10" in c.lab_reason
     with pytest.raises(compilescope.RepartitionUnavailable, match="was not kept"):
         c.repartition()
+
+
+def test_torch_does_not_copy_the_session_through_our_hooks():
+    # torch deep-copies Inductor's config at every compile to log it; our hooks hold the
+    # session (every record so far): they must come back as themselves, not as copies.
+    with compilescope.capturing():
+        config = inductor_config.get_config_copy()
+        assert config["custom_partitioner_fn"] is inductor_config.custom_partitioner_fn
+        assert config["joint_custom_pre_pass"] is inductor_config.joint_custom_pre_pass

@@ -195,6 +195,12 @@ def graph_pass_listeners(
             then = getattr(self.then, "uuid", None)
             return ("compilescope.listener", then() if callable(then) else None)
 
+        def __deepcopy__(self, memo: dict) -> Listener:
+            # torch deep-copies Inductor's config at every compile to log it
+            # (torch/_dynamo/utils.py, _scrubbed_inductor_config_for_logging); a copy of this
+            # hook would copy the whole capture session it reports to.
+            return self
+
     names = ("joint_custom_pre_pass", "post_grad_custom_post_pass")
     saved = {name: getattr(config, name, None) for name in names if hasattr(config, name)}
     try:

@@ -95,7 +95,12 @@ def partitioner_listener(
         # Named after the partitioner it runs: Inductor times the hook under its class name,
         # and the stage waterfall should read as it does without compilescope.
         label = getattr(inner, "__name__", None) or type(inner).__name__
-        heard_class = type(label, (CustomPartitionerFn,), {"__call__": call, "uuid": uuid})
+        # Not copied when torch deep-copies Inductor's config to log it (see graph_pass_listeners).
+        heard_class = type(
+            label,
+            (CustomPartitionerFn,),
+            {"__call__": call, "uuid": uuid, "__deepcopy__": lambda self, memo: self},
+        )
         config.custom_partitioner_fn = heard_class()
     _partition_listener = hear
     try:
@@ -134,8 +139,13 @@ def copy_graph_module(graph_module: object) -> object:
     """A copy the partitioner may edit: a new graph (node meta copied shallowly, so fake
     tensors are shared, not duplicated), the same owning module for attributes."""
     import copy
+    import warnings
 
-    return torch.fx.GraphModule(graph_module, copy.deepcopy(graph_module.graph))
+    with warnings.catch_warnings():
+        # Copying a graph pickles its pytree specs; torch 2.13 warns that LeafSpec checks are
+        # deprecated (torch/utils/_pytree.py) from inside the copy: not the user's concern.
+        warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+        return torch.fx.GraphModule(graph_module, copy.deepcopy(graph_module.graph))
 
 
 def activation_memory_budget() -> float | None:

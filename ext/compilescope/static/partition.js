@@ -50,23 +50,28 @@ function csSweepChart(points, byFlops) {
   svg.appendChild(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#9ca3af" }));
   svg.appendChild(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#9ca3af" }));
   svg.appendChild(svgEl("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, `activation memory (${unit[0]})`));
-  svg.appendChild(svgEl("text", { x: 12, y: (T + H - B) / 2, transform: `rotate(-90 12 ${(T + H - B) / 2})`, "text-anchor": "middle" }, byFlops ? "recomputed (MFLOP)" : "recomputed ops"));
+  svg.appendChild(svgEl("text", { x: 12, y: (T + H - B) / 2, transform: `rotate(-90 12 ${(T + H - B) / 2})`, "text-anchor": "middle" }, byFlops ? "recomputed MFLOP (matmul, conv)" : "recomputed ops"));
   for (const [v, y] of [[0, H - B + 14], [xMax, H - B + 14]]) svg.appendChild(svgEl("text", { x: px(v), y, "text-anchor": "middle", fill: "#555" }, v.toFixed(2)));
   for (const v of [0, yMax]) svg.appendChild(svgEl("text", { x: L - 4, y: py(v) + 4, "text-anchor": "end", fill: "#555" }, byFlops ? v.toFixed(1) : String(v)));
   const minCut = points.filter((q) => q.partitioner === "min_cut");
   svg.appendChild(svgEl("polyline", { points: minCut.map((q) => `${px(q.activation_bytes / unit[1])},${py(yOf(q))}`).join(" "), fill: "none", stroke: "#6366f1" }));
   const detail = csEl("div", { class: "cs-muted cs-sweep-detail" }, "Hover or click a point: min-cut at a budget (circles), the default partitioner (square), the compile's own choice (ringed in red).");
   const describe = (q) => `${q.partitioner}${q.partitioner === "min_cut" ? `, budget ${q.budget}` : ""}${q.captured ? " (what the compile did)" : ""}: activations ${csBytes(q.activation_bytes)}, ${q.saved} saved, ${q.recomputed_ops} ops recomputed${q.recompute_flops !== null ? `, ${(q.recompute_flops / 1e6).toFixed(1)} MFLOP` : ""}`;
+  // Points on the same spot (budgets that give the same partition) share one hover text.
+  const sameSpot = new Map();
+  points.forEach((q, i) => { const k = `${q.partitioner} ${xs[i]} ${ys[i]}`; sameSpot.set(k, [...(sameSpot.get(k) || []), q]); });
   points.forEach((q, i) => {
     const x = px(xs[i]), y = py(ys[i]);
+    const spot = sameSpot.get(`${q.partitioner} ${xs[i]} ${ys[i]}`);
+    const title = spot.length > 1 && q.partitioner === "min_cut" ? `budgets ${spot.map((o) => o.budget).join(", ")}: the same partition. ${describe(q)}` : describe(q);
     const mark = q.partitioner === "default"
       ? svgEl("rect", { x: x - 5, y: y - 5, width: 10, height: 10, fill: "#f59e0b", class: "cs-sweep-point" })
       : svgEl("circle", { cx: x, cy: y, r: 5, fill: "#6366f1", class: "cs-sweep-point" });
     mark.setAttribute("data-budget", String(q.budget));
     mark.setAttribute("data-partitioner", q.partitioner);
-    mark.appendChild(svgEl("title", {}, describe(q)));
+    mark.appendChild(svgEl("title", {}, title));
     mark.style.cursor = "pointer";
-    mark.addEventListener("click", () => { detail.textContent = describe(q); });
+    mark.addEventListener("click", () => { detail.textContent = title; });
     svg.appendChild(mark);
     if (q.captured) svg.appendChild(svgEl("circle", { cx: x, cy: y, r: 10, fill: "none", stroke: "#dc2626", "stroke-width": 2, class: "cs-sweep-captured" }));
   });
