@@ -8,7 +8,6 @@ import json
 import weakref
 
 import compilescope
-import jsonschema
 import pytest
 import torch
 import torch._functorch.config as functorch_config
@@ -131,6 +130,7 @@ def test_saved_capture_keeps_results_not_the_graph(mlp_inductor, tmp_path):
     c = the_compile(mlp_inductor)
     made = c.repartition("min_cut", 0.5)
     text = mlp_inductor.to_json()
+    jsonschema = pytest.importorskip("jsonschema")  # the GPU machine (torch 2.11 check) lacks it
     jsonschema.validate(json.loads(text), json_schema())
     back = compilescope.Capture.from_json(text)
     b = the_compile(back)
