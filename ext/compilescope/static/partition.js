@@ -12,7 +12,10 @@ function csRenderPartition(box, c, onSaved) {
   const hr = csEl("tr");
   for (const h of ["saved", "type", "bytes", "what it is", "backward users"]) hr.appendChild(csEl("th", {}, h));
   table.appendChild(hr);
-  for (const s of c.saved) {
+  // What costs memory first: activations by size, then inputs, parameters and sizes.
+  const rank = (s) => ((p.kinds[s.name] || "").startsWith("activation") ? 0 : 1);
+  const rows = [...c.saved].sort((a, b) => rank(a) - rank(b) || (b.bytes || 0) - (a.bytes || 0));
+  for (const s of rows) {
     const tr = csEl("tr", { class: "cs-saved-row", "data-kind": (p.kinds[s.name] || "").split(" ")[0] });
     tr.append(csEl("td", {}, s.name), csEl("td", {}, s.type), csEl("td", {}, csBytes(s.bytes)),
       csEl("td", {}, p.kinds[s.name] || ""), csEl("td", {}, String(s.users.length)));
