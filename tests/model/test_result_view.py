@@ -7,7 +7,8 @@ import json
 
 from compilescope.views.explorer_data import COLLAPSE_ABOVE, GROUP_LIMIT, explorer_payload
 from compilescope.views.math_text import pretty_expr
-from compilescope.views.result_view import fallback_html, report_html, view_data
+from compilescope.views.report import report_html
+from compilescope.views.result_view import fallback_html, view_data
 from compilescope.views.static_graph import graph_svg
 from compilescope.views.view_data import partition_graph
 

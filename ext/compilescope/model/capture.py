@@ -104,13 +104,6 @@ class Capture:
         body = {k: v for k, v in data.items() if k not in ("format", "version")}
         return serialize.decode(cls, body)
 
-    def to_html(self, path: str, before: Capture | None = None) -> str:
-        """Write one standalone, offline HTML report (the interactive view inlined); returns path.
-        With `before`, the report also holds the diff from that capture to this one."""
-        from ..views.result_view import write_report  # views depend on the model, not back
-
-        return str(write_report(self, path, before))
-
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:
         from .summary import summarize
