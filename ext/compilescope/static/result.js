@@ -309,13 +309,14 @@ function csRenderResult(el, data) {
       guardBox.appendChild(csEl("h4", {}, "symbols"));
       const t = csEl("table", { class: "cs-table" });
       const hr = csEl("tr"); for (const h of ["symbol", "source", "value", "range"]) hr.appendChild(csEl("th", {}, h)); t.appendChild(hr);
-      for (const s of c.symbols) { const tr = csEl("tr"); tr.append(csEl("td", { class: "cs-math" }, s.name), csEl("td", {}, s.source), csEl("td", {}, s.value), csEl("td", { class: "cs-math" }, s.range)); t.appendChild(tr); }
+      for (const s of c.symbols) { const tr = csEl("tr"); tr.append(csMath(s.math, s.name), csEl("td", {}, s.source), csEl("td", {}, s.value), csEl("td", { class: "cs-math" }, s.range)); t.appendChild(tr); }
       guardBox.appendChild(t);
     }
     if (c.shape_guards.length) {
       guardBox.appendChild(csEl("h4", {}, "guards on symbolic shapes"));
       for (const gd of c.shape_guards) {
-        const d = csEl("div", { class: "cs-math", title: gd.expr }, gd.math);
+        const d = csMath(gd.math, gd.expr, "div");
+        d.title = gd.expr;
         if (gd.loc) d.appendChild(csEl("span", { class: "cs-muted" }, `  ${gd.loc[0].split("/").pop()}:${gd.loc[1]}`));
         guardBox.appendChild(d);
       }

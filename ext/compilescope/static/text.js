@@ -42,3 +42,11 @@ function csLines(locs, cellOf) {
 
 function csMs(s) { return s === null || s === undefined ? "" : `${(s * 1e3).toFixed(3)} ms`; }
 function csSpread(t) { return t ? `${csMs(t.median)} (min ${csMs(t.min)}, max ${csMs(t.max)}, n=${t.n})` : "not measured"; }
+
+// A guard or symbol as MathML that Python built (views/math.py: sympy's printer, whitelisted
+// elements, every text escaped), so the markup is ours, not the log's; the text is the title.
+function csMath(markup, text, tag) {
+  const box = csEl(tag || "td", { class: "cs-math", "data-math": "" });
+  if (markup) box.innerHTML = markup; else box.textContent = text;
+  return box;
+}

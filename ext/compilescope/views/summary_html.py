@@ -7,6 +7,7 @@ from html import escape
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.summary import human_bytes
+from .math import math_html
 
 _STAGES = (
     ("dynamo_output_graph", "Dynamo"),
@@ -85,6 +86,25 @@ def _details(c: Compile) -> str:
                 parts.append(
                     f"<details><summary>{escape(head)}</summary><pre>{escape(k.source)}</pre></details>"
                 )
+    if c.symbols or c.shape_guards:
+        rows = "".join(
+            f"<tr><td>{math_html(s.name)}</td><td>{escape(s.source)}</td><td>{escape(s.value)}</td>"
+            f"<td>{escape(s.range)}</td></tr>"
+            for s in c.symbols
+        )
+        guards = "".join(
+            f"<li title='{escape(g.expr)}'>{math_html(g.expr)}</li>" for g in c.shape_guards
+        )
+        parts.append(
+            "<details open><summary>symbolic shapes and guards</summary>"
+            + (
+                f"<table><tr><th>symbol</th><th>source</th><th>value</th><th>range</th></tr>{rows}</table>"
+                if rows
+                else ""
+            )
+            + (f"<ul class='cs-guards'>{guards}</ul>" if guards else "")
+            + "</details>"
+        )
     if c.guards:
         parts.append(f"<details><summary>guards</summary><pre>{escape(c.guards)}</pre></details>")
     if not parts:

@@ -11,7 +11,7 @@ from ..model.compile import Compile
 from ..model.graph import Graph, Node
 from ..model.summary import human_bytes
 from .explorer_data import explorer_payload
-from .math_text import pretty_expr
+from .math import math_html
 
 # The stages, in pipeline order, with the names people say.
 STAGES = (
@@ -257,11 +257,17 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "saved_text": human_bytes(partition.saved_bytes) if partition and partition.saved else "",
         "guards": c.guards,
         "symbols": [
-            {"name": s.name, "source": s.source, "value": s.value, "range": s.range}
+            {
+                "name": s.name,
+                "math": math_html(s.name),
+                "source": s.source,
+                "value": s.value,
+                "range": s.range,
+            }
             for s in c.symbols
         ],
         "shape_guards": [
-            {"expr": g.expr, "math": pretty_expr(g.expr), "loc": _loc(g.location)}
+            {"expr": g.expr, "math": math_html(g.expr), "loc": _loc(g.location)}
             for g in c.shape_guards
         ],
         "stage_times": [
