@@ -1,6 +1,7 @@
 // The result view: overview, every stage's graph, kernels, cell, guards, timings, repros, diff.
 // Cross-links: cell line <-> graph nodes <-> kernels <-> saved tensors. Text goes in through
-// textContent only; the one innerHTML is the chart SVG that Python built with every string escaped.
+// textContent only; innerHTML only for markup Python built with every string escaped: matplotlib's
+// SVG charts and sympy's MathML.
 
 function csRenderResult(el, data) {
   const root = csEl("div", { class: "cs-root" });
@@ -157,8 +158,8 @@ function csRenderResult(el, data) {
       if (c.failure) p.appendChild(csEl("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
     });
     if (data.charts && data.charts.stages) {
-      const holder = csEl("div", { class: "cs-chart" });
-      holder.innerHTML = data.charts.stages; // SVG built and escaped in Python (views/charts.py)
+      const holder = csEl("div", { class: "cs-chart", "data-chart": "stages" });
+      holder.innerHTML = data.charts.stages; // matplotlib's SVG, text escaped (views/figures.py)
       p.appendChild(holder);
     }
   }
@@ -328,9 +329,10 @@ function csRenderResult(el, data) {
   // --- timings ------------------------------------------------------------------------------------
   {
     const p = panes.timings;
-    if (data.charts && data.charts.timings) {
-      const holder = csEl("div", { class: "cs-chart" });
-      holder.innerHTML = data.charts.timings; // SVG built and escaped in Python (views/charts.py)
+    for (const key of ["timings", "memory"]) {
+      if (!data.charts || !data.charts[key]) continue;
+      const holder = csEl("div", { class: "cs-chart", "data-chart": key });
+      holder.innerHTML = data.charts[key]; // matplotlib's SVG, text escaped (views/figures.py)
       p.appendChild(holder);
     }
     const measured = data.compiles.filter((c) => c.timing);

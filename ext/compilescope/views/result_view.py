@@ -6,7 +6,6 @@ from html import escape
 
 from ..model.capture import Capture
 from ..model.graph import Graph
-from .charts import kernel_bars, stage_waterfall
 from .diff_view import diff_html
 from .explorer_data import explorer_payload
 from .static_graph import graph_svg
@@ -19,7 +18,9 @@ _PICTURED = ("dynamo_output_graph", "partition", "aot_inference_graph", "inducto
 
 def view_data(capture: Capture, before: Capture | None = None) -> dict:
     data = capture_data(capture, before=before)
-    data["charts"] = {"stages": stage_waterfall(capture), "timings": kernel_bars(capture)}
+    from .figures import charts  # matplotlib: imported on first use
+
+    data["charts"] = charts(capture)
     return data
 
 

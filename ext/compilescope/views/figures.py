@@ -1,0 +1,151 @@
+"""Charts as matplotlib Figures: compile-stage waterfall, kernel time ranking, memory.
+
+Each function returns a `matplotlib.figure.Figure` (or None when the capture has nothing to
+draw) that users can restyle and save; `svg` turns one into inline SVG for the script-free
+fallback and the report. Figures are made without pyplot on the Agg canvas, so the user's
+backend and pyplot's figure list are never touched.
+"""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..model.capture import Capture
+from ..model.summary import human_bytes
+
+_BLUE, _GREEN, _PURPLE, _GREY = "#6366f1", "#10b981", "#7c3aed", "#9ca3af"
+_LABEL = 44  # characters of a row label (full names are in the view's tables)
+
+
+def _text(value: str, limit: int = _LABEL) -> str:
+    # Capture strings are plain text: `$` would start matplotlib's math mode.
+    value = value if len(value) <= limit else value[: limit - 1] + "\u2026"
+    return value.replace("$", r"\$")
+
+
+def _figure(rows: int, title: str) -> tuple[Figure, object]:
+    fig = Figure(figsize=(9, 0.8 + 0.24 * max(rows, 2)), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_title(_text(title, 120), loc="left", fontsize=11)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.tick_params(labelsize=9)
+    return fig, ax
+
+
+def stage_waterfall(capture: Capture, max_rows: int = 40) -> Figure | None:
+    """Each compile id's timed stages (torch's dynamo_timed events) on one time axis."""
+    rows = [(str(c.id), s) for c in capture for s in c.stage_times][:max_rows]
+    if not rows:
+        return None
+    start = min(s.start_us for _, s in rows)
+    end = max(s.start_us + s.duration_us for _, s in rows)
+    fig, ax = _figure(len(rows), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
+    for i, (_, s) in enumerate(rows):
+        alpha = 0.9 - 0.15 * min(s.depth, 4)
+        ax.barh(i, s.duration_us / 1e3, left=(s.start_us - start) / 1e3, color=_BLUE, alpha=alpha)
+        ax.annotate(
+            f"{s.duration_us / 1e3:.1f} ms",
+            ((s.start_us - start + s.duration_us) / 1e3, i),
+            xytext=(3, 0), textcoords="offset points", va="center", fontsize=8, color="#444",
+        )  # fmt: skip
+    labels = [_text(f"{cid} " + "  " * s.depth + s.name) for cid, s in rows]
+    ax.set_yticks(range(len(rows)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("ms since the first stage began")
+    return fig
+
+
+def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
+    """The kernels that take the most time per run (median per call times calls per run),
+    with the min-max spread of a call as error bars."""
+    t = capture.timings
+    if t is None or not t.kernels:
+        return None
+    kernels = sorted(t.kernels, key=lambda k: k.time.median_s * k.calls_per_run, reverse=True)
+    kernels = kernels[:top]
+    fig, ax = _figure(len(kernels), f"slowest kernels on {t.device} (median per run)")
+    totals = [k.time.median_s * k.calls_per_run * 1e6 for k in kernels]
+    low = [(k.time.median_s - k.time.min_s) * k.calls_per_run * 1e6 for k in kernels]
+    high = [(k.time.max_s - k.time.median_s) * k.calls_per_run * 1e6 for k in kernels]
+    ax.barh(range(len(kernels)), totals, xerr=[low, high], color=_GREEN, ecolor="#555")
+    for i, total in enumerate(totals):
+        ax.annotate(f"{total:.1f} us", (total, i), xytext=(3, -8), textcoords="offset points",
+                    fontsize=8, color="#444")  # fmt: skip
+    ax.set_yticks(range(len(kernels)), [_text(f"{k.compile_id} {k.kernel}") for k in kernels])
+    ax.invert_yaxis()
+    ax.set_xlabel("microseconds per run")
+    return fig
+
+
+def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
+    """Bytes saved for backward, per tensor (the largest), and measured peak memory of one run,
+    eager vs compiled, where timings were taken."""
+    saved = [(str(c.id), s) for c in capture if c.partition for s in c.partition.saved if s.nbytes]
+    saved.sort(key=lambda item: item[1].nbytes, reverse=True)
+    saved = saved[:top]
+    peaks = [
+        g
+        for g in (capture.timings.graphs if capture.timings else ())
+        if g.eager_peak_bytes is not None and g.compiled_peak_bytes is not None
+    ]
+    if not saved and not peaks:
+        return None
+    total = sum(s.nbytes or 0 for c in capture if c.partition for s in c.partition.saved)
+    fig = Figure(figsize=(9, 1.2 + 0.24 * (len(saved) + 2 * len(peaks))), dpi=100,
+                 layout="constrained")  # fmt: skip
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(
+        2 if saved and peaks else 1, 1, squeeze=False,
+        height_ratios=[max(len(saved), 2), max(2 * len(peaks), 2)] if saved and peaks else None,
+    )[:, 0]  # fmt: skip
+    if saved:
+        ax = axes[0]
+        ax.set_title(f"saved for backward: {human_bytes(total)} in all (largest tensors)",
+                     loc="left", fontsize=11)  # fmt: skip
+        ax.barh(range(len(saved)), [s.nbytes / 1024 for _, s in saved], color=_PURPLE)
+        ax.set_yticks(range(len(saved)),
+                      [_text(f"{cid} {s.name} {s.type_text}") for cid, s in saved])  # fmt: skip
+        ax.invert_yaxis()
+        ax.set_xlabel("KiB")
+    if peaks:
+        ax = axes[-1]
+        ax.set_title("peak memory of one run (measured)", loc="left", fontsize=11)
+        for i, g in enumerate(peaks):
+            ax.barh(2 * i, g.eager_peak_bytes / 1024, color=_GREY)
+            ax.barh(2 * i + 1, g.compiled_peak_bytes / 1024, color=_BLUE)
+        ax.set_yticks(range(2 * len(peaks)),
+                      [_text(f"{g.compile_id} {w}") for g in peaks for w in ("eager", "compiled")])  # fmt: skip
+        ax.invert_yaxis()
+        ax.set_xlabel("KiB")
+    for ax in axes:
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.tick_params(labelsize=9)
+    return fig
+
+
+def svg(fig: Figure | None) -> str:
+    """The figure as inline SVG markup ("" for None): text as escaped <text>, no script."""
+    if fig is None:
+        return ""
+    out = io.StringIO()
+    # Text stays text (smaller, selectable), escaped by matplotlib's XML writer; no date, and a
+    # fixed hash salt, so the same capture gives the same bytes.
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "compilescope"}):
+        fig.savefig(out, format="svg", metadata={"Date": None})
+    text = out.getvalue()
+    text = text[text.index("<svg") :]  # no XML declaration or doctype inside HTML
+    return text.replace("<svg ", "<svg class='cs-figure' style='max-width:100%;height:auto' ", 1)
+
+
+def charts(capture: Capture) -> dict[str, str]:
+    """The view's charts as SVG: stages, kernel times, memory."""
+    return {
+        "stages": svg(stage_waterfall(capture)),
+        "timings": svg(kernel_ranking(capture)),
+        "memory": svg(memory_chart(capture)),
+    }
