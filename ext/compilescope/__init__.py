@@ -34,6 +34,10 @@ def __getattr__(name: str):
         from .live import session as live
 
         return getattr(live, name)
+    if name in ("tables", "figures"):  # the view's tables as rows, its charts as Figures
+        from importlib import import_module
+
+        return import_module(f".views.{name}", __name__)
     raise AttributeError(f"module 'compilescope' has no attribute {name!r}")
 
 
@@ -47,9 +51,11 @@ __all__ = [
     "capturing",
     "diff",
     "explore",
+    "figures",
     "last",
     "load_trace",
     "show",
+    "tables",
 ]
 
 
