@@ -193,3 +193,36 @@ def test_fallback_shows_guards_as_mathml(loaded):
     html = fallback_html(capture, view_data(capture))
     assert html.count("<math") >= len(capture.compiles[0].shape_guards)
     assert "Eq(Mod(s77, 2), 0)" in html  # the text torch printed, as each formula's title
+
+
+def test_big_log_graphs_open_as_named_module_groups(loaded):
+    # GPT-2's joint graph logs no module paths: they come from Dynamo's parameter names and
+    # the `# File:` functions, never from blocks of node positions (issue 13).
+    data = view_data(loaded("gpt2"))
+    joint = next(
+        g for g in data["graphs"] if g["kind"] == "aot_joint_graph" and len(g["names"]) > 500
+    )
+    labels = [g["label"] for g in joint["groups"][1:]]
+    assert not any(label.startswith("nodes ") for label in labels), labels
+    top = {g["label"] for g in joint["groups"] if g["parent"] == 0}
+    assert "transformer" in top and "forward()" in top
+    assert {"0", "1", "attn", "mlp"} <= set(labels)
+    attn = [g for g in joint["groups"] if g["label"] == "attn"]
+    assert all(g["ops"] > 10 for g in attn)  # forward and backward of each layer's attention
+    assert 0 < len(joint["placed"]) <= 70  # the first picture stays small enough to read
+
+
+def test_many_inputs_fold_into_one_closed_group(loaded):
+    c = next(c for c in loaded("module_backward") if c.graph("aot_joint_graph"))
+    payload = explorer_payload(c.graph("aot_joint_graph"))  # 6 inputs: primals and tangents
+    inputs = [g for g in payload["groups"] if g["label"].endswith(" inputs")]
+    assert len(inputs) == 1 and not inputs[0]["open"] and inputs[0]["size"] > 5
+    group = payload["groups"].index(inputs[0])
+    assert [-1 - group] == [p[0] for p in payload["placed"] if p[0] == -1 - group]  # a closed box
+
+
+def test_dynamo_inputs_show_their_attribute_path(loaded):
+    c = next(c for c in loaded("module_backward") if c.graph("dynamo_output_graph"))
+    payload = explorer_payload(c.graph("dynamo_output_graph"))
+    shown = {payload["strings"][i] for i in payload["label"] if i >= 0}
+    assert {"fc1.weight", "fc1.bias", "fc2.weight"} <= shown

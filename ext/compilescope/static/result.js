@@ -20,6 +20,15 @@ function csRenderResult(el, data) {
 
   const main = csEl("div", { class: "cs-main" });
   const cellPane = csEl("div", { class: "cs-cellpane" });
+  const fold = csEl("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\u00ab cell");
+  cellPane.appendChild(fold);
+  const setFolded = (on) => {
+    cellPane.classList.toggle("cs-folded", on);
+    fold.textContent = on ? "cell \u00bb" : "\u00ab cell";
+    if (activeExplorer) activeExplorer.redraw();
+  };
+  fold.onclick = (ev) => { ev.stopPropagation(); setFolded(!cellPane.classList.contains("cs-folded")); };
+  cellPane.addEventListener("click", () => { if (cellPane.classList.contains("cs-folded")) setFolded(false); });
   const right = csEl("div", { class: "cs-right" });
   if (data.cells.length) main.appendChild(cellPane);
   main.appendChild(right);
@@ -247,12 +256,13 @@ function csRenderResult(el, data) {
     table.appendChild(hr);
     for (const k of c.kernels) {
       const tr = csEl("tr", { class: "cs-kernel-row", "data-kernel": k.name });
-      tr.append(csEl("td", {}, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
+      tr.append(csEl("td", { class: "cs-kname", title: k.name }, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
         csEl("td", {}, k.time ? csSpread(k.time) : ""), csEl("td", {}, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
       tr.onclick = () => showKernel(c, k);
       table.appendChild(tr);
     }
     kernelList.appendChild(table);
+    showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
       const d = csEl("details", { class: "cs-text" });
       d.appendChild(csEl("summary", {}, `whole output code (${o.role || o.aot_id || "module"})`));
@@ -260,14 +270,14 @@ function csRenderResult(el, data) {
       kernelList.appendChild(d);
     }
   }
-  function showKernel(c, k) {
+  function showKernel(c, k, quiet) {
     kernelShow.textContent = "";
     for (const row of kernelList.querySelectorAll(".cs-kernel-row")) row.classList.toggle("cs-on", row.getAttribute("data-kernel") === k.name);
-    kernelShow.appendChild(csEl("h4", {}, `${k.lang} kernel ${k.name}`));
+    kernelShow.appendChild(csEl("h4", { title: k.name }, `${k.lang} kernel ${k.name}`));
     if (k.time) kernelShow.appendChild(csEl("div", {}, `time per call: ${csSpread(k.time)}, ${k.calls_per_run} calls per run`));
     if (k.bandwidth) kernelShow.appendChild(csEl("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
     const lines = k.lines.filter(Boolean);
-    markLines(lines);
+    if (!quiet) markLines(lines); // a click marks the kernel's lines; the first pick does not
     kernelShow.setAttribute("data-lines", String(lines.length));
     if (k.fused.length && k.post_graph !== null && k.post_graph !== undefined) {
       const b = csEl("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
@@ -368,6 +378,8 @@ function csRenderResult(el, data) {
 
   for (const [s, cb] of selectors) { s.value = String(compileIndex); cb(); }
   showTab("overview");
+  // Narrow outputs start with the listing folded, so the graph keeps a useful width.
+  if (data.cells.length && root.clientWidth && root.clientWidth < 1100) setFolded(true);
   root.setAttribute("data-ready", "1");
   return { showTab, openKernel, showLine, openGraph };
 }

@@ -12,6 +12,7 @@ from ..model.graph import Graph, Node
 from ..model.summary import human_bytes
 from .explorer_data import explorer_payload
 from .math import math_html
+from .module_groups import infer_paths
 
 # The stages, in pipeline order, with the names people say.
 STAGES = (
@@ -38,35 +39,45 @@ def _sample(sample) -> dict | None:
     }
 
 
-def partition_graph(c: Compile) -> Graph | None:
-    """Forward and backward as one graph: the saved tensors are the edges that cross between them."""
+def partition_graph(c: Compile, paths: dict | None = None) -> Graph | None:
+    """Forward and backward as one graph: the saved tensors are the edges that cross between them.
+    `paths` (module_groups.infer_paths) supplies module paths the graphs do not log."""
     forward, backward = c.graph("aot_forward_graph"), c.graph("aot_backward_graph")
     if forward is None or backward is None:
         return None
+    paths = paths or {}
+    fw_paths = paths.get(("aot_forward_graph", 0)) or [None] * len(forward.nodes)
+    bw_paths = paths.get(("aot_backward_graph", 0)) or [None] * len(backward.nodes)
     saved = {s.name for s in (c.partition.saved if c.partition else ())}
     nodes = []
-    for n in forward.nodes:
-        nodes.append(_renamed(n, "fw.", "forward", "fw."))
-    for n in backward.nodes:
+    for n, path in zip(forward.nodes, fw_paths, strict=True):
+        nodes.append(_renamed(n, "fw.", "forward", "fw.", path=path))
+    for n, path in zip(backward.nodes, bw_paths, strict=True):
         if n.op == "placeholder" and n.name in saved:
             continue  # drawn as the forward node it is: the edge crosses the boundary
         inputs = tuple(("fw." if i in saved else "bw.") + i for i in n.inputs)
-        nodes.append(_renamed(n, "bw.", "backward", inputs=inputs))
+        nodes.append(_renamed(n, "bw.", "backward", inputs=inputs, path=path))
     note = {f"fw.{name}": "saved for backward" for name in saved}
     nodes = [Node(**{**n.__dict__, "note": note[n.name]}) if n.name in note else n for n in nodes]
     return Graph(PARTITION, "", nodes)
 
 
 def _renamed(
-    node: Node, prefix: str, side: str, input_prefix: str = "", inputs: tuple | None = None
+    node: Node,
+    prefix: str,
+    side: str,
+    input_prefix: str = "",
+    inputs: tuple | None = None,
+    path: str | None = None,
 ) -> Node:
     values = dict(node.__dict__)
+    module_path = node.module_path or path
     values["name"] = prefix + node.name
     values["inputs"] = (
         inputs if inputs is not None else tuple(input_prefix + i for i in node.inputs)
     )
     # The side is the outer group; the module path (if any) groups inside it.
-    values["module_path"] = side + ("." + node.module_path if node.module_path else "")
+    values["module_path"] = side + ("." + module_path if module_path else "")
     return Node(**values)
 
 
@@ -163,13 +174,17 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
             kernels_of.setdefault(k["post_number"], {}).setdefault(name, []).append(k["name"])
     post_graph_index: dict[int, int] = {}
     stages = []
+    paths = infer_paths(c)
     for kind, label in STAGES:
         for number, graph in enumerate(c.graphs.get(kind, ())):
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"
             graphs.append(
                 explorer_payload(
-                    graph, title=title, kernels_of=kernels_of.get(number, {}) if post_grad else None
+                    graph,
+                    title=title,
+                    kernels_of=kernels_of.get(number, {}) if post_grad else None,
+                    module_paths=paths.get((kind, number)),
                 )
             )
             if post_grad:
@@ -186,7 +201,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 }
             )
         if kind == "aot_backward_graph" and c.graphs.get(kind):
-            joined = partition_graph(c)
+            joined = partition_graph(c, paths)
             if joined is not None:
                 graphs.append(explorer_payload(joined, title="forward | backward"))
                 stages.append(
