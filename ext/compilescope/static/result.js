@@ -166,6 +166,8 @@ function csRenderResult(el, data) {
       for (const r of c.recompiles) p.appendChild(csEl("div", {}, `${c.id} recompiled: ${r}`));
       if (c.failure) p.appendChild(csEl("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
     });
+    // What torch said during the cell, once, by compile id (not as stderr under the view).
+    if (data.messages && data.messages.length) p.appendChild(csSaid(data, (ci) => { setCompile(ci); showTab("graphs"); }));
     if (data.charts && data.charts.stages) {
       const holder = csEl("div", { class: "cs-chart", "data-chart": "stages" });
       holder.innerHTML = data.charts.stages; // matplotlib's SVG, text escaped (views/figures.py)

@@ -194,8 +194,15 @@ def capture_html(capture: Capture) -> str:
             "status",
         )
     )
+    said = "".join(
+        f"<div><b>{escape(m.compile_id)}</b> <small>{escape(m.origin)} {escape(m.where)}"
+        f"{f' ({m.count} times)' if m.count > 1 else ''}</small><pre>{escape(m.message)}</pre></div>"
+        for m in capture.messages
+    )
+    if said:
+        said = f"<details open class='cs-said'><summary>torch said</summary>{said}</details>"
     return (
-        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}"
+        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}{said}"
         f"<table><tr>{header}</tr>{rows}</table>{timings_html(capture) if capture.timings else ''}"
         f"{''.join(_details(c) for c in capture)}</div>"
     )

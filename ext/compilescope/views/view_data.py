@@ -318,6 +318,17 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
         "graphs": graphs,
         "cells": cells,
         "timing_device": capture.timings.device if capture.timings else None,
+        "messages": [
+            {
+                "text": m.message,
+                "compile_id": m.compile_id,
+                "level": m.level,
+                "origin": m.origin,
+                "where": m.where,
+                "count": m.count,
+            }
+            for m in capture.messages
+        ],  # fmt: skip
         "diff": None,
     }
     if before is not None:
