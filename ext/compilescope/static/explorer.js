@@ -91,6 +91,12 @@ function csCreateExplorer(container, g, opts) {
         edges.push([a, b, u, v]);
       }
     }
+    // For tests: where on the page edge i's middle is drawn (hover it to see its tensor).
+    root.csEdgePoint = (i) => {
+      const [a, b] = edges[i], A = boxes[a], B = boxes[b], r = canvas.getBoundingClientRect();
+      const x = (A.x + A.w / 2 + B.x + B.w / 2) / 2, y = (A.y + A.h + B.y) / 2;
+      return [r.left + view.tx + x * view.k, r.top + view.ty + y * view.k];
+    };
     const visible = boxes.filter((b) => b.kind === "node").length;
     root.setAttribute("data-visible-nodes", String(visible));
     root.setAttribute("data-visible-groups", String(boxes.length - visible));

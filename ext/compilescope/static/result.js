@@ -254,12 +254,14 @@ function csRenderResult(el, data) {
     if (!c.kernels.length) { kernelList.appendChild(csEl("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)")); return; }
     const table = csEl("table", { class: "cs-table" });
     const hr = csEl("tr");
-    for (const h of ["kernel", "language", "graph", "calls", "time per call", "post-grad nodes", "lines"]) hr.appendChild(csEl("th", {}, h));
+    const timed = c.kernels.some((k) => k.time); // no empty column when nothing was timed
+    for (const h of ["kernel", "language", "graph", "calls", ...(timed ? ["median per call"] : []), "nodes", "lines"]) hr.appendChild(csEl("th", {}, h));
     table.appendChild(hr);
     for (const k of c.kernels) {
       const tr = csEl("tr", { class: "cs-kernel-row", "data-kernel": k.name });
       tr.append(csEl("td", { class: "cs-kname", title: k.name }, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
-        csEl("td", {}, k.time ? csSpread(k.time) : ""), csEl("td", {}, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
+        ...(timed ? [csEl("td", { title: k.time ? csSpread(k.time) : "" }, k.time ? csMs(k.time.median) : "")] : []),
+        csEl("td", { title: "post-grad nodes it computes" }, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
       tr.onclick = () => showKernel(c, k);
       table.appendChild(tr);
     }

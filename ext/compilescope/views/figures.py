@@ -37,9 +37,11 @@ def _figure(rows: int, title: str) -> tuple[Figure, object]:
     return fig, ax
 
 
-def stage_waterfall(capture: Capture, max_rows: int = 40) -> Figure | None:
-    """Each compile id's timed stages (torch's dynamo_timed events) on one time axis."""
-    rows = [(str(c.id), s) for c in capture for s in c.stage_times][:max_rows]
+def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) -> Figure | None:
+    """Each compile id's timed stages (torch's dynamo_timed events) on one time axis, down to
+    `max_depth` levels of nesting (torch's individual passes are deeper)."""
+    rows = [(str(c.id), s) for c in capture for s in c.stage_times if s.depth <= max_depth]
+    rows = rows[:max_rows]
     if not rows:
         return None
     start = min(s.start_us for _, s in rows)
