@@ -382,8 +382,14 @@ function csRenderResult(el, data) {
 
   for (const [s, cb] of selectors) { s.value = String(compileIndex); cb(); }
   showTab("overview");
-  // Narrow outputs start with the listing folded, so the graph keeps a useful width.
-  if (data.cells.length && root.clientWidth && root.clientWidth < 1100) setFolded(true);
+  // Narrow outputs start with the listing folded, so the graph keeps a useful width; decided
+  // once, when the output first has a width (a widget is drawn before it is on the page).
+  const decideFold = (width) => { if (data.cells.length && width < 1100) setFolded(true); };
+  if (root.clientWidth) decideFold(root.clientWidth);
+  else if (window.ResizeObserver) {
+    const watch = new ResizeObserver(() => { if (root.clientWidth) { watch.disconnect(); decideFold(root.clientWidth); } });
+    watch.observe(root);
+  }
   root.setAttribute("data-ready", "1");
   return { showTab, openKernel, showLine, openGraph };
 }

@@ -120,7 +120,7 @@ def build_groups(nodes: Sequence[Node], paths: Sequence[str | None] | None = Non
             groups[gid].children.append(child)
             fill(child, inside, level)
         inputs = [i for i in direct if nodes[i].op in _INPUT_OPS]
-        if len(inputs) > FOLD_INPUTS and len(inputs) < len(direct):
+        if len(inputs) > FOLD_INPUTS and len(inputs) < len(direct) + len(groups[gid].children):
             child = len(groups)
             groups.append(_Group(f"{len(inputs)} inputs", gid, closed=True, first=min(inputs)))
             groups[child].members = inputs
