@@ -28,6 +28,7 @@ def test_each_chart_is_a_figure(loaded):
     for make in (figures.stage_waterfall, figures.kernel_ranking, figures.memory_chart):
         fig = make(capture)
         assert isinstance(fig, Figure) and fig.axes, make.__name__
+        assert fig._repr_png_().startswith(b"\x89PNG")  # shows itself in a notebook
     assert figures.kernel_ranking(loaded("module_backward")) is None  # nothing timed: no chart
     ranked = [t.get_text() for t in figures.kernel_ranking(capture).axes[0].get_yticklabels()]
     assert ranked[0].endswith("cpp_fused_b")  # the slowest first

@@ -27,8 +27,18 @@ def _text(value: str, limit: int = _LABEL) -> str:
     return value.replace("$", r"\$")
 
 
+class ShownFigure(Figure):
+    """A Figure that shows itself in a notebook as a PNG, with or without pyplot's inline
+    backend (a Figure made without pyplot otherwise shows as `<Figure size ...>`)."""
+
+    def _repr_png_(self) -> bytes:
+        out = io.BytesIO()
+        self.savefig(out, format="png", bbox_inches="tight")
+        return out.getvalue()
+
+
 def _figure(rows: int, title: str) -> tuple[Figure, object]:
-    fig = Figure(figsize=(9, 0.8 + 0.24 * max(rows, 2)), dpi=100, layout="constrained")
+    fig = ShownFigure(figsize=(9, 0.8 + 0.24 * max(rows, 2)), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.set_title(_text(title, 120), loc="left", fontsize=11)
@@ -98,7 +108,7 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
     if not saved and not peaks:
         return None
     total = sum(s.nbytes or 0 for c in capture if c.partition for s in c.partition.saved)
-    fig = Figure(figsize=(9, 1.2 + 0.24 * (len(saved) + 2 * len(peaks))), dpi=100,
+    fig = ShownFigure(figsize=(9, 1.2 + 0.24 * (len(saved) + 2 * len(peaks))), dpi=100,
                  layout="constrained")  # fmt: skip
     FigureCanvasAgg(fig)
     axes = fig.subplots(
