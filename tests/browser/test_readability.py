@@ -164,6 +164,16 @@ def test_small_graph_in_the_report(browser, small_capture, tmp_path, width):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']")
+    # The first picture is placed in Python; placement.js re-places after a click. Both must
+    # agree on the first picture, or expanding and closing a group would move what was there.
+    mismatched = page.evaluate(
+        "() => { const d = JSON.parse(document.getElementById('cs-data').textContent);"
+        " return d.graphs.filter(g => { const open = new Set(); g.groups.forEach((x, i) => x.open && open.add(i));"
+        " const js = csPlaceBoxes(g, open), py = csPlacedBoxes(g);"
+        " return js.length !== py.length || js.some((b, i) => b.kind !== py[i].kind || b.id !== py[i].id"
+        " || Math.abs(b.x - py[i].x) > 0.1 || Math.abs(b.y - py[i].y) > 0.1); }).map(g => g.title); }"
+    )
+    assert mismatched == []
     check_view(page, f"report_small_{width}", "")
     assert errors == []
     context.close()
@@ -205,4 +215,23 @@ def test_big_graph_opens_as_named_groups(browser, loaded, tmp_path):
     explorer.locator("button[data-action='expand']").click()
     assert int(explorer.get_attribute("data-visible-nodes")) == 3000
     shoot(page, "report_big_graph_expanded")
+    context.close()
+
+
+def test_guards_render_as_native_mathml(browser, loaded, tmp_path):
+    path = loaded("dynamic_shapes").to_html(tmp_path / "dynamic.html")
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    page.goto(f"file://{path}")
+    page.wait_for_selector(".cs-root[data-ready='1']")
+    page.click("button[data-tab='guards']")
+    rendered = page.evaluate(
+        "() => [...document.querySelectorAll('[data-pane=guards] math')].map(m =>"
+        " [m.namespaceURI, m.getBoundingClientRect().width, m.querySelectorAll('msub').length])"
+    )
+    assert len(rendered) >= 5
+    for namespace, width, subscripts in rendered:
+        # MathML elements (not unknown HTML tags), laid out by the browser, symbols subscripted.
+        assert namespace == "http://www.w3.org/1998/Math/MathML" and width > 10 and subscripts
+    shoot(page, "report_dynamic_guards")
     context.close()
