@@ -150,21 +150,27 @@ def _post_order(groups: list[_Group]) -> list[int]:
 
 
 def _run_label(nodes: Sequence[Node], members: list[int]) -> str:
-    """What a run of nodes is, in the user's words: its source function and lines, else the
-    names of its first and last node (never positions)."""
+    """What a run of nodes is, in the user's words: the source lines it spans when they differ,
+    else the operations it does most (never positions)."""
     where = [nodes[i].source for i in members if nodes[i].source]
-    if where:
-        functions = list(dict.fromkeys(w.function for w in where if w.function))
-        lines = sorted(w.line for w in where)
-        fn = functions[0] + (f" +{len(functions) - 1}" if len(functions) > 1 else "")
-        return (
-            f"{fn} lines {lines[0]}\u2013{lines[-1]}"
-            if fn
-            else f"lines {lines[0]}\u2013{lines[-1]}"
+    lines = sorted({(w.function, w.line) for w in where})
+    if len(lines) > 1:
+        functions = list(dict.fromkeys(f for f, _ in lines if f))
+        fn = (
+            (functions[0] + (f" +{len(functions) - 1}" if len(functions) > 1 else "") + " ")
+            if functions
+            else ""
         )
-    if not members:
-        return "group"
-    return f"{nodes[members[0]].name} \u2026 {nodes[members[-1]].name}"
+        return f"{fn}lines {lines[0][1]}\u2013{lines[-1][1]}"
+    counts: dict[str, int] = {}
+    for i in members:
+        if nodes[i].op not in ("placeholder", "output", "get_attr"):
+            target = _short_target(nodes[i]).split(".")[0]
+            counts[target] = counts.get(target, 0) + 1
+    top = sorted(counts, key=lambda t: -counts[t])[:3]
+    if top:
+        return ", ".join(top) + ("\u2026" if len(counts) > 3 else "")
+    return f"{nodes[members[0]].name} \u2026 {nodes[members[-1]].name}" if members else "group"
 
 
 def _split_oversized(groups: list[_Group], gid: int, nodes: Sequence[Node]) -> None:

@@ -23,7 +23,7 @@ _STYLE = (
     ".cs-sum table{border-collapse:collapse}.cs-sum td,.cs-sum th{padding:2px 8px;"
     "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
     ".cs-sum pre{max-height:24em;overflow:auto;background:#f6f6f6;padding:6px;font-size:12px}"
-    ".cs-warn{color:#a00;font-weight:600}</style>"
+    ".cs-warn{color:#a00;font-weight:600}.cs-sum math{math-style:normal;font-size:16px}</style>"
 )
 
 
