@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import time
-from dataclasses import replace
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -180,7 +179,7 @@ class CompileFxMagics(Magics):
     def _capture(self, args, options, fn, call_args, before):
         __tracebackhide__ = True  # noqa: F841
         global _last
-        from .live import torch_bridge, torch_words
+        from .live import torch_bridge
         from .live.session import CaptureSession, CompileOptions, call_compiled
 
         how = CompileOptions(
@@ -204,10 +203,8 @@ class CompileFxMagics(Magics):
         session = CaptureSession(on_event=progress.on_event)
         session.timings = args.time
         output = None
-        said = None
         try:
-            # torch's warnings are kept for the view (not spilled on stderr); the user's pass.
-            with torch_words.listening() as said, session.active(settings), how.running():
+            with session.active(settings), how.running():
                 output = call_compiled(how, session, fn, call_args)
                 result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
                 if args.backward:
@@ -218,8 +215,6 @@ class CompileFxMagics(Magics):
                         )
                     loss.backward()
         finally:
-            if session.result is not None and said is not None and said.items:
-                session.result = replace(session.result, messages=said.messages())
             _last = session.result
             if args.out and session.result is not None:
                 self.shell.user_ns[args.out] = session.result

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
-from . import torch_bridge
+from . import torch_bridge, torch_words
 from .measure import RecordedGraph, input_layout, kernel_profile_settings, measure
 from .module_paths import with_module_paths
 from .triton_ir import with_autotune_choices, with_triton_ir
@@ -78,6 +78,7 @@ class CaptureSession:
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
                 torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
+                torch_words.listening() as said,  # torch's warnings: for the view, not stderr
             ):
                 try:
                     yield self
@@ -90,6 +91,8 @@ class CaptureSession:
                         # Timed after the user's code finished, on the graphs alone.
                         timings = measure(self.recorded, self.result)
                         self.result = replace(self.result, timings=timings)
+                    if said.items:
+                        self.result = replace(self.result, messages=said.messages())
                     self.recorded = {}
         finally:
             _lock.release()
