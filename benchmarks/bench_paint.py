@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "model"))
 from compilescope.model.graph import Graph, Node, TensorMeta  # noqa: E402
 from compilescope.views.explorer_data import explorer_payload  # noqa: E402
-from compilescope.views.widget import static_text  # noqa: E402
+from compilescope.views.widget import explorer_script, static_text  # noqa: E402
 from test_layout_engine import fx_like  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -55,7 +55,7 @@ def page_html(payload: dict) -> str:
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{static_text('compilescope.css')}"
         "</style></head><body><div id='app' class='cs-root'></div>"
-        f"<script type='application/json' id='d'>{data}</script><script>{static_text('explorer.js')}\n"
+        f"<script type='application/json' id='d'>{data}</script><script>{explorer_script()}\n"
         "const ex = csCreateExplorer(document.getElementById('app'),"
         " JSON.parse(document.getElementById('d').textContent));"
         "requestAnimationFrame(() => requestAnimationFrame(() => { window.csPaint = performance.now(); }));"

@@ -40,3 +40,15 @@ def test_model_and_reader_load_without_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_model_imports_no_view():
+    # One direction of flow: views read the model; the model never reaches back (issue 13).
+    offenders = []
+    for path in (PACKAGE / "model").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "views":
+                offenders.append(str(path.relative_to(PACKAGE)))
+            if isinstance(node, ast.ImportFrom) and "views" in (node.module or "").split("."):
+                offenders.append(str(path.relative_to(PACKAGE)))
+    assert offenders == []

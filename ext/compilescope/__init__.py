@@ -12,6 +12,19 @@ from .trace.reader import TraceError, load_trace
 
 __version__ = "0.1.0"
 
+
+def _to_html(self: Capture, path: str, before: Capture | None = None) -> str:
+    """Write one standalone, offline HTML report (the interactive view inlined); returns path.
+    With `before`, the report also holds the diff from that capture to this one."""
+    from .views.report import to_html
+
+    return to_html(self, path, before)
+
+
+# The report is written by the views; the model never imports them (one direction of flow),
+# so the method is attached here, where both are known.
+Capture.to_html = _to_html
+
 if TYPE_CHECKING:
     from .live.session import capture, capturing
 
@@ -22,6 +35,10 @@ def __getattr__(name: str):
         from .live import session as live
 
         return getattr(live, name)
+    if name in ("tables", "figures"):  # the view's tables as rows, its charts as Figures
+        from importlib import import_module
+
+        return import_module(f".views.{name}", __name__)
     raise AttributeError(f"module 'compilescope' has no attribute {name!r}")
 
 
@@ -38,9 +55,11 @@ __all__ = [
     "capturing",
     "diff",
     "explore",
+    "figures",
     "last",
     "load_trace",
     "show",
+    "tables",
 ]
 
 

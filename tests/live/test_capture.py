@@ -190,3 +190,18 @@ def test_a_compiled_module_is_named_by_the_line_that_called_it():
     assert c.frame.in_torch and c.frame.function == "inner"
     assert c.frame.label() == f"compiled module called at live/test_capture.py:{line}"
     assert "compiled module called at" in handle.capture.summary()
+
+
+def test_torchs_warnings_are_kept_in_the_capture_not_printed(capfd):
+    import torch._dynamo
+
+    def f(x):
+        y = x.cos()
+        return y * y.sum().item()  # torch warns: "Graph break from `Tensor.item()`"
+
+    torch._dynamo.reset()
+    with compilescope.capturing() as cap:
+        torch.compile(f, backend="eager")(torch.randn(3))
+    said = [m for m in cap.capture.messages if "Tensor.item()" in m.message]
+    assert len(said) == 1 and said[0].compile_id == "0/0"
+    assert "Tensor.item()" not in capfd.readouterr().err

@@ -186,8 +186,8 @@ def test_a_log_cannot_be_repartitioned_and_says_why():
 
 
 def test_fallback_and_figure_show_the_sweep(mlp_inductor):
+    from compilescope.views.figures import sweep_figure
     from compilescope.views.result_view import fallback_html, view_data
-    from compilescope.views.sweep_chart import sweep_figure
     from matplotlib.figure import Figure
 
     c = the_compile(mlp_inductor)
@@ -234,3 +234,17 @@ def test_torch_does_not_copy_the_session_through_our_hooks():
         config = inductor_config.get_config_copy()
         assert config["custom_partitioner_fn"] is inductor_config.custom_partitioner_fn
         assert config["joint_custom_pre_pass"] is inductor_config.joint_custom_pre_pass
+
+
+def test_a_dynamic_compile_is_still_reproduced_after_a_sweep():
+    # FLOPs at symbolic sizes once guarded on the symbol (specializing it in the compile's
+    # shape environment), so runs after budget 0 stopped saving the size.
+    torch.manual_seed(0)
+    cap = compilescope.capture(
+        MLPBlock(), torch.randn(12, 32), backend="aot_eager", dynamic=True, timings=False
+    )
+    c = the_compile(cap)
+    assert any(s.kind == "symbol" for s in c.partition.saved)
+    sweep = c.budget_sweep()
+    assert sweep.min_cut[-1].partition.saved_names == c.partition.saved_names
+    assert [p["captured"] for p in sweep.points].count(True) == 1

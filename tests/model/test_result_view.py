@@ -6,8 +6,9 @@ import dataclasses
 import json
 
 from compilescope.views.explorer_data import COLLAPSE_ABOVE, GROUP_LIMIT, explorer_payload
-from compilescope.views.math_text import pretty_expr
-from compilescope.views.result_view import fallback_html, report_html, view_data
+from compilescope.views.math import math_html, parse_expr, to_mathml
+from compilescope.views.report import report_html
+from compilescope.views.result_view import fallback_html, view_data
 from compilescope.views.static_graph import graph_svg
 from compilescope.views.view_data import partition_graph
 
@@ -108,12 +109,50 @@ def test_module_paths_make_the_groups(loaded):
     )
 
 
-def test_sympy_guards_read_as_math():
-    assert pretty_expr("Eq(Mod(s0, 2), 0)") == "s0 mod 2 = 0"
-    assert pretty_expr("s0**2 <= 4096") == "s0\u00b2 \u2264 4096"
-    assert pretty_expr("Ne(s0, 1)") == "s0 \u2260 1"
-    assert pretty_expr("(s0 + 1)*s1") == "(s0 + 1)\u00b7s1"
-    assert pretty_expr("__import__('os').system('x')") == "__import__('os').system('x')"  # as text
+def test_guards_become_sympy_expressions():
+    import sympy
+
+    s0, s1 = sympy.symbols("s0 s1")
+    assert parse_expr("Eq(Mod(s0, 2), 0)") == sympy.Eq(sympy.Mod(s0, 2, evaluate=False), 0)
+    assert sympy.simplify(parse_expr("(s0 + 1)*s1") - (s0 + 1) * s1) == 0
+    assert parse_expr("2 <= s0 < 10") == sympy.And(sympy.Le(2, s0), sympy.Lt(s0, 10))
+    assert sympy.simplify(parse_expr("FloorDiv(s0, 2)") - sympy.floor(s0 / 2)) == 0
+
+
+def test_guards_print_as_mathml():
+    markup = math_html("Ne(s0, 1)")
+    assert markup.startswith("<math") and "<mo>\u2260</mo>" in markup
+    assert "<mo>&lt;</mo>" in math_html("s0 < 10")  # sympy's own writer leaves "<" raw
+    assert "<msup>" in math_html("s0**2 <= 4096")
+
+
+HOSTILE_EXPRESSIONS = [
+    "__import__('os').system('echo hi')",
+    "s0.__class__",
+    "(lambda: 1)()",
+    "[s0 for s0 in range(9)]",
+    "Eq(s0, x='<script>')",
+    "Max(*s0)",
+    "'<img src=x onerror=alert(1)>'",
+    "s0[0]",
+    "eval('1')",
+    "9**9**9**9**9",  # unevaluated: would never finish if computed
+    "(" * 5000 + "s0" + ")" * 5000,
+    "+".join(["s0"] * 3000),
+]
+
+
+def test_hostile_expressions_are_refused_or_inert():
+    import pytest
+
+    for text in HOSTILE_EXPRESSIONS[:-3]:
+        with pytest.raises(ValueError):
+            parse_expr(text)
+        shown = math_html(text)
+        assert shown.startswith("<code>") and "<img" not in shown and "<script" not in shown
+    assert "<msup>" in to_mathml(parse_expr("9**9**9**9**9"))
+    for text in HOSTILE_EXPRESSIONS[-2:]:
+        assert math_html(text).startswith("<code>")
 
 
 def _evil(capture):
@@ -147,3 +186,43 @@ def test_static_picture_draws_every_visible_node(loaded):
     payload = explorer_payload(c.graph("aot_forward_graph"))
     svg = graph_svg(payload)
     assert svg.startswith("<svg") and svg.count("<rect") >= len(payload["names"])
+
+
+def test_fallback_shows_guards_as_mathml(loaded):
+    capture = loaded("dynamic_shapes")
+    html = fallback_html(capture, view_data(capture))
+    assert html.count("<math") >= len(capture.compiles[0].shape_guards)
+    assert "Eq(Mod(s77, 2), 0)" in html  # the text torch printed, as each formula's title
+
+
+def test_big_log_graphs_open_as_named_module_groups(loaded):
+    # GPT-2's joint graph logs no module paths: they come from Dynamo's parameter names and
+    # the `# File:` functions, never from blocks of node positions (issue 13).
+    data = view_data(loaded("gpt2"))
+    joint = next(
+        g for g in data["graphs"] if g["kind"] == "aot_joint_graph" and len(g["names"]) > 500
+    )
+    labels = [g["label"] for g in joint["groups"][1:]]
+    assert not any(label.startswith("nodes ") for label in labels), labels
+    top = {g["label"] for g in joint["groups"] if g["parent"] == 0}
+    assert "transformer" in top and "forward()" in top
+    assert {"0", "1", "attn", "mlp"} <= set(labels)
+    attn = [g for g in joint["groups"] if g["label"] == "attn"]
+    assert all(g["ops"] > 10 for g in attn)  # forward and backward of each layer's attention
+    assert 0 < len(joint["placed"]) <= 70  # the first picture stays small enough to read
+
+
+def test_many_inputs_fold_into_one_closed_group(loaded):
+    c = next(c for c in loaded("module_backward") if c.graph("aot_joint_graph"))
+    payload = explorer_payload(c.graph("aot_joint_graph"))  # 6 inputs: primals and tangents
+    inputs = [g for g in payload["groups"] if g["label"].endswith(" inputs")]
+    assert len(inputs) == 1 and not inputs[0]["open"] and inputs[0]["size"] > 5
+    group = payload["groups"].index(inputs[0])
+    assert [-1 - group] == [p[0] for p in payload["placed"] if p[0] == -1 - group]  # a closed box
+
+
+def test_dynamo_inputs_show_their_attribute_path(loaded):
+    c = next(c for c in loaded("module_backward") if c.graph("dynamo_output_graph"))
+    payload = explorer_payload(c.graph("dynamo_output_graph"))
+    shown = {payload["strings"][i] for i in payload["label"] if i >= 0}
+    assert {"fc1.weight", "fc1.bias", "fc2.weight"} <= shown

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
-from . import torch_bridge, torch_partitioners
+from . import torch_bridge, torch_partitioners, torch_words
 from .measure import RecordedGraph, input_layout, kernel_profile_settings, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
@@ -81,6 +81,7 @@ class CaptureSession:
                 torch_bridge.listening(self._sink),
                 torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
                 recording_partitions(self.joints),
+                torch_words.listening() as said,  # torch's warnings: for the view, not stderr
             ):
                 try:
                     yield self
@@ -93,6 +94,8 @@ class CaptureSession:
                         # Timed after the user's code finished, on the graphs alone.
                         timings = measure(self.recorded, self.result)
                         self.result = replace(self.result, timings=timings)
+                    if said.items:
+                        self.result = replace(self.result, messages=said.messages())
                     self.recorded = {}
         finally:
             _lock.release()

@@ -210,6 +210,12 @@ def flops_of(graph_module: object, names: set[str]) -> int | None:
                 torch.fx.Node, lambda n: n.meta.get("val"), (node.args, node.kwargs)
             )
             count = formula(*args, **kwargs, out_val=node.meta.get("val"))
+            if isinstance(count, torch.SymInt):
+                # Counted at the sizes the compile saw: int() would guard on the symbol and
+                # specialize it in the compile's shape environment, changing later re-runs.
+                count = count.node.hint
+                if count is None:
+                    return None
             total += int(count)
         except Exception:  # symbolic sizes, or a formula this torch cannot apply here
             return None

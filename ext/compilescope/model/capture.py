@@ -22,6 +22,18 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class TorchMessage:
+    """A warning or log line torch emitted while capturing, kept for the view instead of stderr."""
+
+    message: str
+    compile_id: str = ""  # the compile it was said in ("" outside any)
+    level: str = "WARNING"
+    origin: str = ""  # the logger (`torch._dynamo...`) or the warning's category
+    where: str = ""  # torch's file and line that said it
+    count: int = 1  # the same message said this many times
+
+
+@dataclass(frozen=True)
 class Capture:
     """All compilations torch logged while capturing, keyed by compile id (tlparse's form)."""
 
@@ -35,6 +47,7 @@ class Capture:
     timings: Timings | None = None  # measured after the run, when asked for
     sources: dict[str, str] = field(default_factory=dict)  # notebook cell file -> its code
     cells: dict[str, int] = field(default_factory=dict)  # notebook cell file -> its number
+    messages: tuple[TorchMessage, ...] = ()  # what torch said (warnings, log lines) meanwhile
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:
@@ -103,13 +116,6 @@ class Capture:
             )
         body = {k: v for k, v in data.items() if k not in ("format", "version")}
         return serialize.decode(cls, body)
-
-    def to_html(self, path: str, before: Capture | None = None) -> str:
-        """Write one standalone, offline HTML report (the interactive view inlined); returns path.
-        With `before`, the report also holds the diff from that capture to this one."""
-        from ..views.result_view import write_report  # views depend on the model, not back
-
-        return str(write_report(self, path, before))
 
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:

@@ -1,11 +1,11 @@
 // The graph explorer: draws one graph payload (views/explorer_data.py) on a canvas.
-// Layout was computed in Python per group; here groups are only placed next to each other,
-// so expanding a group of a 20,000-node graph costs a walk over the visible items, not a layout.
+// Layout and the first picture's placement were computed in Python; expanding a group only
+// places laid-out groups next to each other (placement.js), never runs a layout.
 // Every string from the capture reaches the page through textContent or canvas fillText.
 
-const NODE_W = 168, NODE_H = 34, HGAP = 22, VGAP = 34, PAD = 14, LABEL = 20;
-const COL = NODE_W + HGAP;
 const OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"];
+const CS_FONT_PX = 11; // label font at scale 1; drawn size = CS_FONT_PX * scale (data-label-px)
+const CS_READABLE_UP_TO = 150; // drawings of at most this many nodes open at scale >= 1
 
 function csEl(tag, attrs, text) {
   const e = document.createElement(tag);
@@ -54,62 +54,21 @@ function csCreateExplorer(container, g, opts) {
   root.append(bar, body, status);
   container.appendChild(root);
 
-  const expanded = new Set([0]);
-  if (!g.collapsed) g.groups.forEach((_, gid) => expanded.add(gid));
+  const Z = g.sizes;
+  const expanded = new Set();
+  g.groups.forEach((grp, gid) => { if (grp.open) expanded.add(gid); });
   let highlight = new Set();
   let selected = -1;
   let boxes = [], nodeBox = new Int32Array(info.n), rep = new Int32Array(info.n), edges = [];
   let view = { k: 1, tx: 20, ty: 20 };
-
-  // --- placement: each group's items from its Python layout, sized by what is open ---------
-  function place(gid) {
-    const grp = g.groups[gid];
-    const sizes = grp.items.map((item) => {
-      if (item >= 0) return { w: NODE_W, h: NODE_H };
-      const child = -1 - item;
-      return expanded.has(child) ? place(child) : { w: NODE_W, h: NODE_H, collapsed: true };
-    });
-    const layerH = [];
-    grp.items.forEach((_, j) => { const l = grp.y[j]; layerH[l] = Math.max(layerH[l] || 0, sizes[j].h); });
-    const layerY = [];
-    let y = gid === 0 ? 0 : LABEL + PAD;
-    for (let l = 0; l < layerH.length; l++) { layerY[l] = y; y += (layerH[l] || 0) + VGAP; }
-    const order = grp.items.map((_, j) => j).sort((a, b) => grp.y[a] - grp.y[b] || grp.x[a] - grp.x[b]);
-    const right = [];
-    const pos = new Array(grp.items.length);
-    let width = 0;
-    for (const j of order) {
-      const l = grp.y[j];
-      const base = (gid === 0 ? 0 : PAD) + grp.x[j] * COL;
-      const x = right[l] === undefined ? base : Math.max(base, right[l] + HGAP);
-      right[l] = x + sizes[j].w;
-      pos[j] = { x, y: layerY[l] + (layerH[l] - sizes[j].h) / 2, ...sizes[j] };
-      width = Math.max(width, right[l]);
-    }
-    const result = { w: width + (gid === 0 ? 0 : PAD), h: y - VGAP + (gid === 0 ? 0 : PAD), pos, gid };
-    return result;
-  }
-
-  function absolute(placed, ox, oy, out) {
-    const grp = g.groups[placed.gid];
-    grp.items.forEach((item, j) => {
-      const p = placed.pos[j];
-      const x = ox + p.x, y = oy + p.y;
-      if (item >= 0) {
-        out.push({ kind: "node", id: item, x, y, w: p.w, h: p.h });
-      } else if (p.collapsed) {
-        out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: false });
-      } else {
-        out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: true });
-        absolute(p, x, y, out);
-      }
-    });
-  }
+  let firstPicture = true; // Python placed it (payload.placed); later ones come from placement.js
+  const tip = csEl("div", { class: "cs-tip" });
+  tip.style.display = "none";
+  body.appendChild(tip);
 
   function rebuild() {
-    const placed = place(0);
-    boxes = [];
-    absolute(placed, 0, 0, boxes);
+    boxes = firstPicture ? csPlacedBoxes(g) : csPlaceBoxes(g, expanded);
+    firstPicture = false;
     nodeBox.fill(-1);
     const groupBox = new Map();
     boxes.forEach((b, i) => { if (b.kind === "node") nodeBox[b.id] = i; else groupBox.set(b.id, i); });
@@ -132,6 +91,12 @@ function csCreateExplorer(container, g, opts) {
         edges.push([a, b, u, v]);
       }
     }
+    // For tests: where on the page edge i's middle is drawn (hover it to see its tensor).
+    root.csEdgePoint = (i) => {
+      const [a, b] = edges[i], A = boxes[a], B = boxes[b], r = canvas.getBoundingClientRect();
+      const x = (A.x + A.w / 2 + B.x + B.w / 2) / 2, y = (A.y + A.h + B.y) / 2;
+      return [r.left + view.tx + x * view.k, r.top + view.ty + y * view.k];
+    };
     const visible = boxes.filter((b) => b.kind === "node").length;
     root.setAttribute("data-visible-nodes", String(visible));
     root.setAttribute("data-visible-groups", String(boxes.length - visible));
@@ -160,9 +125,10 @@ function csCreateExplorer(container, g, opts) {
     const inView = (b) => b.x + b.w >= x0 && b.x <= x1 && b.y + b.h >= y0 && b.y <= y1;
     const litGroups = new Set();
     if (highlight.size) for (const v of highlight) if (rep[v] >= 0) litGroups.add(rep[v]);
-    const text = view.k * NODE_H > 13;
+    const text = CS_FONT_PX * view.k >= 6; // smaller is noise, not text
+    root.setAttribute("data-label-px", text ? (CS_FONT_PX * view.k).toFixed(2) : "0");
     ctx.lineWidth = 1 / view.k;
-    ctx.font = "11px ui-monospace, monospace";
+    ctx.font = `${CS_FONT_PX}px ui-monospace, monospace`;
     boxes.forEach((b) => {
       if (b.kind !== "group" || !b.open || !inView(b)) return;
       ctx.fillStyle = info.depth[b.id] % 2 ? "rgba(120,120,160,0.06)" : "rgba(120,160,120,0.06)";
@@ -204,8 +170,9 @@ function csCreateExplorer(container, g, opts) {
         ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
         if (text) {
           ctx.fillStyle = "#312e81";
-          ctx.fillText(clip(`\u25b8 ${g.groups[b.id].label}`, 24), b.x + 6, b.y + 14);
-          ctx.fillStyle = "#555"; ctx.fillText(`${g.groups[b.id].size} nodes`, b.x + 6, b.y + 28);
+          ctx.fillText(clip(`\u25b8 ${g.groups[b.id].label}`, 25), b.x + 6, b.y + 14);
+          const grp = g.groups[b.id];
+          ctx.fillStyle = "#555"; ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 28);
         }
       } else {
         const v = b.id;
@@ -216,10 +183,12 @@ function csCreateExplorer(container, g, opts) {
         ctx.lineWidth = 1 / view.k;
         if (text) {
           ctx.fillStyle = "#111";
-          ctx.fillText(clip(g.names[v], 24), b.x + 5, b.y + 13);
+          // A parameter's path is told apart by its end (`c_attn.bias`): clip its start.
+          const label = S(g.label[v]);
+          ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
           ctx.fillStyle = "#4b5563";
           const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
-          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 26), b.x + 5, b.y + 27);
+          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 27);
         }
       }
     });
@@ -233,6 +202,7 @@ function csCreateExplorer(container, g, opts) {
     ctx.moveTo(sx, sy);
     ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
   }
+  function clipStart(s, n) { return s.length > n ? "\u2026" + s.slice(s.length - n + 1) : s; }
   function clip(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
   function redraw() { if (!frame) frame = requestAnimationFrame(draw); }
 
@@ -248,9 +218,22 @@ function csCreateExplorer(container, g, opts) {
     if (!chosen.length) return;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const b of chosen) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
-    const w = canvas.clientWidth || 600, h = canvas.clientHeight || 480;
-    view.k = Math.min(2, Math.max(0.02, Math.min(w / (x1 - x0 + 40), h / (y1 - y0 + 40))));
-    view.tx = (w - (x1 - x0) * view.k) / 2 - x0 * view.k;
+    const w = canvas.clientWidth || 600;
+    // Fit the width; a drawing of few boxes is never shrunk below scale 1, so every label is
+    // readable at first paint (pan or zoom out to see the rest); the canvas grows to its height.
+    let k = Math.min(1.25, w / (x1 - x0 + 40));
+    if (chosen.filter((b) => b.kind === "node").length <= CS_READABLE_UP_TO) k = Math.max(k, 1);
+    if (only && only.length) k = Math.min(k, (canvas.clientHeight || 480) / (y1 - y0 + 40));
+    view.k = Math.min(2, Math.max(0.02, k));
+    if (!only) canvas.style.height = `${Math.round(Math.min(760, Math.max(320, (y1 - y0) * view.k + 40)))}px`;
+    const spare = w - (x1 - x0) * view.k;
+    if (spare > 0) view.tx = spare / 2 - x0 * view.k;
+    else { // wider than the canvas: start where the graph starts (its top), centred on it
+      const closed = chosen.filter((b) => b.kind === "node" || !b.open);
+      const top = closed.reduce((a, b) => (b.y < a.y || (b.y === a.y && b.x < a.x) ? b : a));
+      const want = w / 2 - (top.x + top.w / 2) * view.k;
+      view.tx = Math.min(20 - x0 * view.k, Math.max(w - 20 - x1 * view.k, want));
+    }
     view.ty = 20 - y0 * view.k;
   }
 
@@ -314,7 +297,7 @@ function csCreateExplorer(container, g, opts) {
     let best = -1;
     boxes.forEach((b, i) => {
       if (x < b.x || x > b.x + b.w || y < b.y || y > b.y + b.h) return;
-      if (b.kind === "group" && b.open && y > b.y + LABEL) return;
+      if (b.kind === "group" && b.open && y > b.y + Z.label) return;
       best = i;
     });
     return best;
@@ -339,13 +322,60 @@ function csCreateExplorer(container, g, opts) {
     } else select(b.id);
   });
   canvas.addEventListener("wheel", (ev) => {
-    ev.preventDefault();
     const r = canvas.getBoundingClientRect();
-    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
-    const k = Math.min(4, Math.max(0.01, view.k * Math.exp(-ev.deltaY * 0.0015)));
-    view.tx = mx - (mx - view.tx) * (k / view.k); view.ty = my - (my - view.ty) * (k / view.k); view.k = k;
+    if (ev.ctrlKey || ev.metaKey) { // zoom (a pinch sends ctrlKey too)
+      ev.preventDefault();
+      const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+      const k = Math.min(4, Math.max(0.01, view.k * Math.exp(-ev.deltaY * 0.0015)));
+      view.tx = mx - (mx - view.tx) * (k / view.k); view.ty = my - (my - view.ty) * (k / view.k); view.k = k;
+      redraw();
+      return;
+    }
+    // A plain wheel scrolls the drawing while there is more of it that way, then the page.
+    let y0 = Infinity, y1 = -Infinity, x0 = Infinity, x1 = -Infinity;
+    for (const b of boxes) { y0 = Math.min(y0, b.y); y1 = Math.max(y1, b.y + b.h); x0 = Math.min(x0, b.x); x1 = Math.max(x1, b.x + b.w); }
+    const ty = Math.min(20 - y0 * view.k, Math.max(r.height - 20 - y1 * view.k, view.ty - ev.deltaY));
+    const tx = Math.min(20 - x0 * view.k, Math.max(r.width - 20 - x1 * view.k, view.tx - ev.deltaX));
+    const moved = Math.abs(ty - view.ty) > 0.5 || Math.abs(tx - view.tx) > 0.5;
+    if (!moved) return;
+    ev.preventDefault();
+    if (Math.abs(ty - view.ty) > 0.5) view.ty = ty;
+    if (Math.abs(tx - view.tx) > 0.5) view.tx = tx;
     redraw();
   }, { passive: false });
+  // Hover: a node's full name, op and type; an edge's tensor (shape and dtype) and its ends.
+  let hoverFrame = 0, hoverEvent = null;
+  canvas.addEventListener("mousemove", (ev) => {
+    hoverEvent = ev;
+    if (!hoverFrame) hoverFrame = requestAnimationFrame(() => { hoverFrame = 0; hover(hoverEvent); });
+  });
+  canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+  function hover(ev) {
+    if (drag) { tip.style.display = "none"; return; }
+    const r = canvas.getBoundingClientRect();
+    const x = (ev.clientX - r.left - view.tx) / view.k, y = (ev.clientY - r.top - view.ty) / view.k;
+    let text = "";
+    const i = hit(ev);
+    if (i >= 0 && boxes[i].kind === "node") {
+      const v = boxes[i].id;
+      text = `${g.names[v]}\n${g.ops[g.op[v]]} ${S(g.full_target[v])}\n${S(g.type[v])}`;
+    } else if (i < 0 || boxes[i].open) {
+      let best = 6 / view.k, found = null;
+      for (const e of edges) {
+        const d = csEdgeDistance(boxes[e[0]], boxes[e[1]], x, y);
+        if (d < best) { best = d; found = e; }
+      }
+      if (found) {
+        const [, , u, v] = found;
+        text = `${S(g.type[u]) || "(no tensor type logged)"}\n${g.names[u]} \u2192 ${g.names[v]}`;
+        root.setAttribute("data-hover-edge", `${g.names[u]}>${g.names[v]}`);
+      }
+    }
+    tip.textContent = text;
+    tip.style.display = text ? "" : "none";
+    tip.style.left = `${ev.clientX - r.left + 14}px`;
+    tip.style.top = `${ev.clientY - r.top + 14}px`;
+  }
   search.addEventListener("keydown", (ev) => {
     if (ev.key !== "Enter") return;
     const q = search.value.trim().toLowerCase();

@@ -1,6 +1,7 @@
 // The result view: overview, every stage's graph, kernels, cell, guards, timings, repros, diff.
 // Cross-links: cell line <-> graph nodes <-> kernels <-> saved tensors. Text goes in through
-// textContent only; the one innerHTML is the chart SVG that Python built with every string escaped.
+// textContent only; innerHTML only for markup Python built with every string escaped: matplotlib's
+// SVG charts and sympy's MathML.
 
 function csRenderResult(el, data) {
   const root = csEl("div", { class: "cs-root" });
@@ -19,6 +20,15 @@ function csRenderResult(el, data) {
 
   const main = csEl("div", { class: "cs-main" });
   const cellPane = csEl("div", { class: "cs-cellpane" });
+  const fold = csEl("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\u00ab cell");
+  cellPane.appendChild(fold);
+  const setFolded = (on) => {
+    cellPane.classList.toggle("cs-folded", on);
+    fold.textContent = on ? "cell \u00bb" : "\u00ab cell";
+    if (activeExplorer) activeExplorer.redraw();
+  };
+  fold.onclick = (ev) => { ev.stopPropagation(); setFolded(!cellPane.classList.contains("cs-folded")); };
+  cellPane.addEventListener("click", () => { if (cellPane.classList.contains("cs-folded")) setFolded(false); });
   const right = csEl("div", { class: "cs-right" });
   if (data.cells.length) main.appendChild(cellPane);
   main.appendChild(right);
@@ -156,9 +166,11 @@ function csRenderResult(el, data) {
       for (const r of c.recompiles) p.appendChild(csEl("div", {}, `${c.id} recompiled: ${r}`));
       if (c.failure) p.appendChild(csEl("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
     });
+    // What torch said during the cell, once, by compile id (not as stderr under the view).
+    if (data.messages && data.messages.length) p.appendChild(csSaid(data, (ci) => { setCompile(ci); showTab("graphs"); }));
     if (data.charts && data.charts.stages) {
-      const holder = csEl("div", { class: "cs-chart" });
-      holder.innerHTML = data.charts.stages; // SVG built and escaped in Python (views/charts.py)
+      const holder = csEl("div", { class: "cs-chart", "data-chart": "stages" });
+      holder.innerHTML = data.charts.stages; // matplotlib's SVG, text escaped (views/figures.py)
       p.appendChild(holder);
     }
   }
@@ -234,16 +246,19 @@ function csRenderResult(el, data) {
     if (!c.kernels.length) { kernelList.appendChild(csEl("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)")); return; }
     const table = csEl("table", { class: "cs-table" });
     const hr = csEl("tr");
-    for (const h of ["kernel", "language", "graph", "calls", "time per call", "post-grad nodes", "lines"]) hr.appendChild(csEl("th", {}, h));
+    const timed = c.kernels.some((k) => k.time); // no empty column when nothing was timed
+    for (const h of ["kernel", "language", "graph", "calls", ...(timed ? ["median per call"] : []), "nodes", "lines"]) hr.appendChild(csEl("th", {}, h));
     table.appendChild(hr);
     for (const k of c.kernels) {
       const tr = csEl("tr", { class: "cs-kernel-row", "data-kernel": k.name });
-      tr.append(csEl("td", {}, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
-        csEl("td", {}, k.time ? csSpread(k.time) : ""), csEl("td", {}, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
+      tr.append(csEl("td", { class: "cs-kname", title: k.name }, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
+        ...(timed ? [csEl("td", { title: k.time ? csSpread(k.time) : "" }, k.time ? csMs(k.time.median) : "")] : []),
+        csEl("td", { title: "post-grad nodes it computes" }, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
       tr.onclick = () => showKernel(c, k);
       table.appendChild(tr);
     }
     kernelList.appendChild(table);
+    showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
       const d = csEl("details", { class: "cs-text" });
       d.appendChild(csEl("summary", {}, `whole output code (${o.role || o.aot_id || "module"})`));
@@ -251,14 +266,14 @@ function csRenderResult(el, data) {
       kernelList.appendChild(d);
     }
   }
-  function showKernel(c, k) {
+  function showKernel(c, k, quiet) {
     kernelShow.textContent = "";
     for (const row of kernelList.querySelectorAll(".cs-kernel-row")) row.classList.toggle("cs-on", row.getAttribute("data-kernel") === k.name);
-    kernelShow.appendChild(csEl("h4", {}, `${k.lang} kernel ${k.name}`));
+    kernelShow.appendChild(csEl("h4", { title: k.name }, `${k.lang} kernel ${k.name}`));
     if (k.time) kernelShow.appendChild(csEl("div", {}, `time per call: ${csSpread(k.time)}, ${k.calls_per_run} calls per run`));
     if (k.bandwidth) kernelShow.appendChild(csEl("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
     const lines = k.lines.filter(Boolean);
-    markLines(lines);
+    if (!quiet) markLines(lines); // a click marks the kernel's lines; the first pick does not
     kernelShow.setAttribute("data-lines", String(lines.length));
     if (k.fused.length && k.post_graph !== null && k.post_graph !== undefined) {
       const b = csEl("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
@@ -301,13 +316,14 @@ function csRenderResult(el, data) {
       guardBox.appendChild(csEl("h4", {}, "symbols"));
       const t = csEl("table", { class: "cs-table" });
       const hr = csEl("tr"); for (const h of ["symbol", "source", "value", "range"]) hr.appendChild(csEl("th", {}, h)); t.appendChild(hr);
-      for (const s of c.symbols) { const tr = csEl("tr"); tr.append(csEl("td", { class: "cs-math" }, s.name), csEl("td", {}, s.source), csEl("td", {}, s.value), csEl("td", { class: "cs-math" }, s.range)); t.appendChild(tr); }
+      for (const s of c.symbols) { const tr = csEl("tr"); tr.append(csMath(s.math, s.name), csEl("td", {}, s.source), csEl("td", {}, s.value), csEl("td", { class: "cs-math" }, s.range)); t.appendChild(tr); }
       guardBox.appendChild(t);
     }
     if (c.shape_guards.length) {
       guardBox.appendChild(csEl("h4", {}, "guards on symbolic shapes"));
       for (const gd of c.shape_guards) {
-        const d = csEl("div", { class: "cs-math", title: gd.expr }, gd.math);
+        const d = csMath(gd.math, gd.expr, "div");
+        d.title = gd.expr;
         if (gd.loc) d.appendChild(csEl("span", { class: "cs-muted" }, `  ${gd.loc[0].split("/").pop()}:${gd.loc[1]}`));
         guardBox.appendChild(d);
       }
@@ -319,9 +335,10 @@ function csRenderResult(el, data) {
   // --- timings ------------------------------------------------------------------------------------
   {
     const p = panes.timings;
-    if (data.charts && data.charts.timings) {
-      const holder = csEl("div", { class: "cs-chart" });
-      holder.innerHTML = data.charts.timings; // SVG built and escaped in Python (views/charts.py)
+    for (const key of ["timings", "memory"]) {
+      if (!data.charts || !data.charts[key]) continue;
+      const holder = csEl("div", { class: "cs-chart", "data-chart": key });
+      holder.innerHTML = data.charts[key]; // matplotlib's SVG, text escaped (views/figures.py)
       p.appendChild(holder);
     }
     const measured = data.compiles.filter((c) => c.timing);
@@ -357,6 +374,14 @@ function csRenderResult(el, data) {
 
   for (const [s, cb] of selectors) { s.value = String(compileIndex); cb(); }
   showTab("overview");
+  // Narrow outputs start with the listing folded, so the graph keeps a useful width; decided
+  // once, when the output first has a width (a widget is drawn before it is on the page).
+  const decideFold = (width) => { if (data.cells.length && width < 1100) setFolded(true); };
+  if (root.clientWidth) decideFold(root.clientWidth);
+  else if (window.ResizeObserver) {
+    const watch = new ResizeObserver(() => { if (root.clientWidth) { watch.disconnect(); decideFold(root.clientWidth); } });
+    watch.observe(root);
+  }
   root.setAttribute("data-ready", "1");
   return { showTab, openKernel, showLine, openGraph };
 }

@@ -42,3 +42,33 @@ function csLines(locs, cellOf) {
 
 function csMs(s) { return s === null || s === undefined ? "" : `${(s * 1e3).toFixed(3)} ms`; }
 function csSpread(t) { return t ? `${csMs(t.median)} (min ${csMs(t.min)}, max ${csMs(t.max)}, n=${t.n})` : "not measured"; }
+
+// A guard or symbol as MathML that Python built (views/math.py: sympy's printer, whitelisted
+// elements, every text escaped), so the markup is ours, not the log's; the text is the title.
+function csMath(markup, text, tag) {
+  const box = csEl(tag || "td", { class: "cs-math", "data-math": "" });
+  if (markup) box.innerHTML = markup; else box.textContent = text;
+  return box;
+}
+
+// torch's warnings of the cell, each once, with a link to the compile id it was said in.
+function csSaid(data, openCompile) {
+  const n = data.messages.length;
+  const said = csEl("details", { class: "cs-said", "data-said": String(n) });
+  said.open = true;
+  said.appendChild(csEl("summary", {}, `torch said (${n} warning${n > 1 ? "s" : ""})`));
+  for (const m of data.messages) {
+    const row = csEl("div", { class: "cs-said-item" });
+    const ci = data.compiles.findIndex((c) => c.id === m.compile_id);
+    if (ci >= 0) {
+      const link = csEl("button", { class: "cs-link", "data-link": "compile" }, m.compile_id);
+      link.style.display = "inline";
+      link.onclick = () => openCompile(ci);
+      row.appendChild(link);
+    } else if (m.compile_id) row.appendChild(csEl("span", {}, `[${m.compile_id}] `));
+    row.appendChild(csEl("span", { class: "cs-muted" }, ` ${m.origin} ${m.where}${m.count > 1 ? ` (${m.count} times)` : ""}`));
+    row.appendChild(csEl("pre", {}, m.text));
+    said.appendChild(row);
+  }
+  return said;
+}

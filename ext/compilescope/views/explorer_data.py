@@ -1,12 +1,14 @@
 """A graph as the explorer draws it: compact node columns, a group tree, and each group's layout.
 
-Big graphs are grouped (by module path, else in blocks of topological order) and each group is laid
-out once, here, on its own: the browser only places laid-out groups next to each other when one
-is expanded, so expanding never runs a layout algorithm in JavaScript.
+Big graphs are grouped (by module path, inferred where the log has none: views/module_groups.py)
+and each group is laid out once, here, on its own; the first picture's placement is computed here
+too (views/static_graph.py), so the browser's first paint and the static picture are the same
+boxes. Expanding a group only places laid-out groups next to each other: no layout runs in JS.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -15,8 +17,14 @@ from .layout import layout_graph
 
 # Items laid out side by side inside one group; more are split into blocks of topological order.
 GROUP_LIMIT = 100
-# Graphs with more nodes start with their groups collapsed.
+# Graphs with more nodes are called big (the fallback pictures fewer of their groups).
 COLLAPSE_ABOVE = 300
+# The first picture opens groups while it shows at most this many boxes.
+FIRST_BOXES = 60
+# More inputs than this in one group fold into a closed "inputs" group, so that a row of
+# parameters does not set the drawing's width (and scale).
+FOLD_INPUTS = 5
+_INPUT_OPS = ("placeholder", "get_attr")
 _OPS = ("placeholder", "call_function", "call_method", "call_module", "get_attr", "output")
 
 
@@ -24,6 +32,7 @@ _OPS = ("placeholder", "call_function", "call_method", "call_module", "get_attr"
 class _Group:
     label: str
     parent: int
+    closed: bool = False  # starts closed even when the graph is small (folded inputs)
     members: list[int] = field(default_factory=list)  # node indices directly inside
     children: list[int] = field(default_factory=list)  # group indices directly inside
     first: int = 0  # smallest node index inside (topological position)
@@ -37,6 +46,22 @@ def _short_target(node: Node) -> str:
             target = target[len(prefix) :]
             break
     return target.removesuffix(".default")
+
+
+_PARAM = re.compile(r"^l_self_(?:modules_)?(.*?)_?$")
+
+
+def _input_label(name: str) -> str | None:
+    """Dynamo's lifted parameter and buffer names as attribute paths (`h.0.attn.c_attn.bias`)."""
+    found = _PARAM.match(name)
+    if not found:
+        return None
+    rest = found.group(1)
+    for part in ("_modules_", "_parameters_", "_buffers_"):
+        rest = rest.replace(part, ".")
+    for part in ("parameters_", "buffers_"):
+        rest = rest.removeprefix(part)
+    return rest
 
 
 class _Strings:
@@ -56,16 +81,19 @@ class _Strings:
         return found
 
 
-def _module_parts(node: Node) -> tuple[str, ...]:
-    if not node.module_path:
+def _module_parts(path: str | None) -> tuple[str, ...]:
+    if not path:
         return ()
-    return tuple(p for p in node.module_path.replace("/", ".").split(".") if p)
+    return tuple(p for p in path.replace("/", ".").split(".") if p)
 
 
-def build_groups(nodes: Sequence[Node]) -> list[_Group]:
-    """Group 0 is the root. Module paths make the tree; oversized levels split into blocks."""
+def build_groups(nodes: Sequence[Node], paths: Sequence[str | None] | None = None) -> list[_Group]:
+    """Group 0 is the root. Module paths make the tree (`paths` overrides the nodes' own);
+    many inputs fold into one group; oversized levels split into runs named by their sources."""
     groups = [_Group("", -1, first=0)]
-    parts = [_module_parts(n) for n in nodes]
+    if paths is None:
+        paths = [n.module_path for n in nodes]
+    parts = [_module_parts(p) for p in paths]
 
     def fill(gid: int, members: list[int], depth: int) -> None:
         by_child: dict[str, list[int]] = {}
@@ -91,17 +119,62 @@ def build_groups(nodes: Sequence[Node]) -> list[_Group]:
             groups.append(_Group(label, gid, first=min(inside)))
             groups[gid].children.append(child)
             fill(child, inside, level)
+        inputs = [i for i in direct if nodes[i].op in _INPUT_OPS]
+        if len(inputs) > FOLD_INPUTS and len(inputs) < len(direct) + len(groups[gid].children):
+            child = len(groups)
+            groups.append(_Group(f"{len(inputs)} inputs", gid, closed=True, first=min(inputs)))
+            groups[child].members = inputs
+            groups[gid].children.append(child)
+            direct = [i for i in direct if nodes[i].op not in _INPUT_OPS]
         groups[gid].members = sorted(direct)
-        _split_oversized(groups, gid)
+        _split_oversized(groups, gid, nodes)
 
     fill(0, list(range(len(nodes))), 0)
-    for g in reversed(groups):  # children come after parents: sizes bottom-up
+    # Blocks made by splitting come after the groups they hold: sizes children first, by order.
+    for gid in _post_order(groups):
+        g = groups[gid]
         g.size = len(g.members) + sum(groups[c].size for c in g.children)
     return groups
 
 
-def _split_oversized(groups: list[_Group], gid: int) -> None:
-    """Too many items in one group: put consecutive items (topological order) into blocks."""
+def _post_order(groups: list[_Group]) -> list[int]:
+    out, stack = [], [(0, False)]
+    while stack:
+        gid, done = stack.pop()
+        if done:
+            out.append(gid)
+            continue
+        stack.append((gid, True))
+        stack.extend((c, False) for c in groups[gid].children)
+    return out
+
+
+def _run_label(nodes: Sequence[Node], members: list[int]) -> str:
+    """What a run of nodes is, in the user's words: the source lines it spans when they differ,
+    else the operations it does most (never positions)."""
+    where = [nodes[i].source for i in members if nodes[i].source]
+    lines = sorted({(w.function, w.line) for w in where})
+    if len(lines) > 1:
+        functions = list(dict.fromkeys(f for f, _ in lines if f))
+        fn = (
+            (functions[0] + (f" +{len(functions) - 1}" if len(functions) > 1 else "") + " ")
+            if functions
+            else ""
+        )
+        return f"{fn}lines {lines[0][1]}\u2013{lines[-1][1]}"
+    counts: dict[str, int] = {}
+    for i in members:
+        if nodes[i].op not in ("placeholder", "output", "get_attr"):
+            target = _short_target(nodes[i]).split(".")[0]
+            counts[target] = counts.get(target, 0) + 1
+    top = sorted(counts, key=lambda t: -counts[t])[:3]
+    if top:
+        return ", ".join(top) + ("\u2026" if len(counts) > 3 else "")
+    return f"{nodes[members[0]].name} \u2026 {nodes[members[-1]].name}" if members else "group"
+
+
+def _split_oversized(groups: list[_Group], gid: int, nodes: Sequence[Node]) -> None:
+    """Too many items in one group: put consecutive items (topological order) into runs."""
     group = groups[gid]
     items = sorted(
         [("n", i, i) for i in group.members] + [("g", c, groups[c].first) for c in group.children],
@@ -116,7 +189,8 @@ def _split_oversized(groups: list[_Group], gid: int) -> None:
     for start in range(0, len(items), per_block):
         chunk = items[start : start + per_block]
         block = len(groups)
-        label = f"nodes {chunk[0][2]}\u2013{chunk[-1][2]}"
+        inside = [i for kind, i, _ in chunk if kind == "n"]
+        label = _run_label(nodes, inside or [chunk[0][2]])
         groups.append(_Group(label, gid, first=chunk[0][2]))
         group.children.append(block)
         groups[block].members = [i for kind, i, _ in chunk if kind == "n"]
@@ -124,7 +198,7 @@ def _split_oversized(groups: list[_Group], gid: int) -> None:
             if kind == "g":
                 groups[block].children.append(i)
                 groups[i].parent = block
-        _split_oversized(groups, block)
+        _split_oversized(groups, block, nodes)
 
 
 def _layout_group(
@@ -161,33 +235,68 @@ def _layout_group(
     }
 
 
+def _first_open(groups: list[_Group], budget: int = FIRST_BOXES) -> set[int]:
+    """The groups open in the first picture: outer levels first, biggest first, while the boxes
+    shown stay within `budget`, so any graph opens readable; folded inputs stay closed."""
+    opened, shown = {0}, len(groups[0].members) + len(groups[0].children)
+    frontier = sorted(groups[0].children, key=lambda c: -groups[c].size)
+    while frontier:
+        nxt = []
+        for gid in frontier:
+            g = groups[gid]
+            more = len(g.members) + len(g.children) - 1  # its items replace its box
+            if g.closed or shown + more > budget:
+                continue
+            opened.add(gid)
+            shown += more
+            nxt += g.children
+        frontier = sorted(nxt, key=lambda c: -groups[c].size)
+    return opened
+
+
 def _nodes_inside(groups: list[_Group]) -> list[list[int]]:
     """Every node index inside each group, all levels (children come after their parents)."""
     inside = [list(g.members) for g in groups]
-    for gid in range(len(groups) - 1, 0, -1):
-        inside[groups[gid].parent].extend(inside[gid])
+    for gid in _post_order(groups):
+        if gid:
+            inside[groups[gid].parent].extend(inside[gid])
     return inside
 
 
-def explorer_payload(graph: Graph, *, title: str = "", kernels_of: dict | None = None) -> dict:
+def explorer_payload(
+    graph: Graph,
+    *,
+    title: str = "",
+    kernels_of: dict | None = None,
+    module_paths: Sequence[str | None] | None = None,
+) -> dict:
     """The explorer's data for one graph: JSON-ready, every string as text (escaped by the view).
 
-    `kernels_of` maps a node name to the kernels that compute it (post-grad graphs).
+    `kernels_of` maps a node name to the kernels that compute it (post-grad graphs);
+    `module_paths` gives a module path per node where the graph's own are missing.
     """
+    from .static_graph import SIZES, place
+
     nodes = graph.nodes
     index = {n.name: i for i, n in enumerate(nodes)}
     strings = _Strings()
     inputs = [[index[name] for name in n.inputs if name in index] for n in nodes]
-    groups = build_groups(nodes)
+    groups = build_groups(nodes, module_paths)
     inside = _nodes_inside(groups)
     layouts = [_layout_group(groups, gid, inside, inputs) for gid in range(len(groups))]
     kernels_of = kernels_of or {}
-    return {
+    collapsed = len(nodes) > COLLAPSE_ABOVE
+    opened = _first_open(groups)
+    computing = ("call_function", "call_method", "call_module")
+    payload = {
         "title": title or graph.kind,
         "kind": graph.kind,
-        "collapsed": len(nodes) > COLLAPSE_ABOVE,
+        "collapsed": collapsed,
+        "sizes": SIZES,
         "strings": strings.items,  # filled below, by reference
         "names": [n.name for n in nodes],
+        # What a box shows for a Dynamo input: `fc1.weight` for `l_self_modules_fc1_parameters_weight_`.
+        "label": [strings(_input_label(n.name) if n.op in _INPUT_OPS else None) for n in nodes],
         "op": [_OPS.index(n.op) if n.op in _OPS else 1 for n in nodes],
         "target": [strings(_short_target(n)) for n in nodes],
         "type": [strings(n.type_text or None) for n in nodes],
@@ -198,13 +307,30 @@ def explorer_payload(graph: Graph, *, title: str = "", kernels_of: dict | None =
             else 0
             for n in nodes
         ],
-        "mod": [strings(n.module_path) for n in nodes],
+        "mod": [
+            strings(module_paths[i] if module_paths and module_paths[i] else n.module_path)
+            for i, n in enumerate(nodes)
+        ],
         "note": [strings(n.note or None) for n in nodes],
         "kernels": [[strings(k) for k in kernels_of.get(n.name, ())] for n in nodes],
         "groups": [
-            {"label": g.label, "parent": g.parent, "size": g.size, **layouts[gid]}
+            {
+                "label": g.label,
+                "parent": g.parent,
+                "size": g.size,
+                "ops": sum(nodes[i].op in computing for i in inside[gid]),
+                "open": gid in opened,
+                **layouts[gid],
+            }
             for gid, g in enumerate(groups)
         ],
         "ops": list(_OPS),
         "full_target": [strings(n.target) for n in nodes],
     }
+    # The first picture, placed once here: the browser's first paint and the static SVG.
+    payload["placed"] = [
+        [b["id"] if b["kind"] == "node" else -1 - b["id"], round(b["x"], 1), round(b["y"], 1),
+         b["w"], b["h"]]
+        for b in place(payload, opened)
+    ]  # fmt: skip
+    return payload

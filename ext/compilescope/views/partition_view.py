@@ -6,9 +6,8 @@ from html import escape
 
 from ..model.capture import Capture
 from ..model.compile import Compile
-from ..model.partition import Partition
+from ..model.partition import BudgetSweep, Partition
 from ..model.summary import human_bytes
-from .sweep_chart import sweep_rows, sweep_svg
 
 _KIND_TEXT = {
     "activation": "activation",
@@ -64,8 +63,28 @@ def partition_data(c: Compile) -> dict | None:
     }
 
 
+def sweep_rows(sweep: BudgetSweep) -> list[list[str]]:
+    """The sweep as table rows (partitioner, budget, activations, saved, recomputed, FLOPs)."""
+    rows = []
+    for p in sweep.points:
+        flops = p["recompute_flops"]
+        rows.append(
+            [
+                p["partitioner"] + (" (captured)" if p["captured"] else ""),
+                f"{p['budget']:g}" if p["partitioner"] == "min_cut" else "",
+                human_bytes(p["activation_bytes"]),
+                str(p["saved"]),
+                str(p["recomputed_ops"]),
+                "" if flops is None else f"{flops / 1e6:.1f} M",
+            ]
+        )
+    return rows
+
+
 def partition_html(capture: Capture, max_compiles: int = 8) -> str:
     """Script-free: per compile with a partition, the headline, saved tensors, and the sweep."""
+    from .figures import svg, sweep_figure  # matplotlib: imported on first use
+
     parts = []
     for c in [c for c in capture if c.partition is not None][:max_compiles]:
         p = c.partition
@@ -92,7 +111,7 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
                 for row in sweep_rows(sweep)
             )
             body += (
-                f"<div class='cs-sweep'>{sweep_svg(sweep, f'{c.id}: activation memory budget')}"
+                f"<div class='cs-sweep'>{svg(sweep_figure(sweep, f'{c.id}: activation memory budget'))}"
                 f"</div><table><tr>{head}</tr>{table}</table>"
             )
         elif c.lab is None:

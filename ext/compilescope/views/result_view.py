@@ -1,14 +1,11 @@
-"""What a capture looks like under a cell, in an nbconvert export, and as a standalone report."""
+"""What a capture looks like under a cell and in an nbconvert export (the report: views/report.py)."""
 
 from __future__ import annotations
 
-import json
 from html import escape
-from pathlib import Path
 
 from ..model.capture import Capture
 from ..model.graph import Graph
-from .charts import kernel_bars, stage_waterfall
 from .diff_view import diff_html
 from .explorer_data import explorer_payload
 from .partition_view import partition_html
@@ -22,7 +19,9 @@ _PICTURED = ("dynamo_output_graph", "partition", "aot_inference_graph", "inducto
 
 def view_data(capture: Capture, before: Capture | None = None) -> dict:
     data = capture_data(capture, before=before)
-    data["charts"] = {"stages": stage_waterfall(capture), "timings": kernel_bars(capture)}
+    from .figures import charts  # matplotlib: imported on first use
+
+    data["charts"] = charts(capture)
     return data
 
 
@@ -68,32 +67,6 @@ def explorer_view(graph: Graph, title: str = ""):
     except ImportError:
         return _Html(fallback, repr(graph))
     return ExplorerWidget(payload, fallback, repr(graph))
-
-
-def report_html(
-    capture: Capture, title: str = "compilescope report", before: Capture | None = None
-) -> str:
-    """One offline HTML file: the interactive view inlined, the script-free view for no-JS readers."""
-    from .widget import result_script, static_text
-
-    data = view_data(capture, before)
-    # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
-    payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
-    return (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        f"<title>{escape(title)}</title><style>{static_text('compilescope.css')}</style></head><body>"
-        f"<div id='cs-app'></div><noscript>{fallback_html(capture, data)}</noscript>"
-        f"<script type='application/json' id='cs-data'>{payload}</script>"
-        f"<script>{result_script()}\n"
-        "csRenderResult(document.getElementById('cs-app'),"
-        " JSON.parse(document.getElementById('cs-data').textContent));</script></body></html>"
-    )
-
-
-def write_report(capture: Capture, path: str | Path, before: Capture | None = None) -> Path:
-    path = Path(path)
-    path.write_text(report_html(capture, before=before), encoding="utf-8")
-    return path
 
 
 class _Html:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from html import escape
 
-# The explorer's sizes (static/explorer.js), so both pictures agree.
-NODE_W, NODE_H, HGAP, VGAP, PAD, LABEL = 168, 34, 22, 34, 14, 20
+# Box sizes in CSS px at scale 1, sent to the explorer with each graph (payload["sizes"]).
+NODE_W, NODE_H, HGAP, VGAP, PAD, LABEL = 176, 34, 18, 26, 12, 20
 COL = NODE_W + HGAP
+SIZES = {"node_w": NODE_W, "node_h": NODE_H, "hgap": HGAP, "vgap": VGAP, "pad": PAD,
+         "label": LABEL}  # fmt: skip
 
 
 def place(payload: dict, expanded: set[int]) -> list[dict]:
@@ -74,10 +76,16 @@ def place(payload: dict, expanded: set[int]) -> list[dict]:
 
 
 def graph_svg(payload: dict, *, max_width: int = 900) -> str:
-    """The graph's first picture: groups closed when the explorer would close them."""
+    """The graph's first picture: the boxes the explorer paints first (payload["placed"])."""
     groups = payload["groups"]
-    expanded = {0} if payload["collapsed"] else set(range(len(groups)))
-    boxes = place(payload, expanded)
+    expanded = {gid for gid, g in enumerate(groups) if g.get("open", gid == 0)}
+    boxes = [
+        {"kind": "node", "id": item, "x": x, "y": y, "w": w, "h": h}
+        if item >= 0
+        else {"kind": "group", "id": -1 - item, "x": x, "y": y, "w": w, "h": h,
+              "open": (-1 - item) in expanded}
+        for item, x, y, w, h in payload["placed"]
+    ]  # fmt: skip
     node_box = {b["id"]: i for i, b in enumerate(boxes) if b["kind"] == "node"}
     group_box = {b["id"]: i for i, b in enumerate(boxes) if b["kind"] == "group"}
     owner = {}
@@ -131,7 +139,7 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
             out.append(
                 f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']}' height='{b['h']}' fill='#eef2ff' "
                 f"stroke='#6366f1'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 14:.1f}'>{escape(_clip(grp['label']))}</text>"
-                f"<text x='{b['x'] + 6:.1f}' y='{b['y'] + 28:.1f}' fill='#555'>{grp['size']} nodes</text>"
+                f"<text x='{b['x'] + 6:.1f}' y='{b['y'] + 28:.1f}' fill='#555'>{grp['size']} nodes, {grp.get('ops', 0)} ops</text>"
             )
         elif b["kind"] == "node":
             v = b["id"]

@@ -7,6 +7,7 @@ from html import escape
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.summary import human_bytes
+from .math import math_html
 
 _STAGES = (
     ("dynamo_output_graph", "Dynamo"),
@@ -22,7 +23,7 @@ _STYLE = (
     ".cs-sum table{border-collapse:collapse}.cs-sum td,.cs-sum th{padding:2px 8px;"
     "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
     ".cs-sum pre{max-height:24em;overflow:auto;background:#f6f6f6;padding:6px;font-size:12px}"
-    ".cs-warn{color:#a00;font-weight:600}</style>"
+    ".cs-warn{color:#a00;font-weight:600}.cs-sum math{math-style:normal;font-size:16px}</style>"
 )
 
 
@@ -89,6 +90,25 @@ def _details(c: Compile) -> str:
                 parts.append(
                     f"<details><summary>{escape(head)}</summary><pre>{escape(k.source)}</pre></details>"
                 )
+    if c.symbols or c.shape_guards:
+        rows = "".join(
+            f"<tr><td>{math_html(s.name)}</td><td>{escape(s.source)}</td><td>{escape(s.value)}</td>"
+            f"<td>{escape(s.range)}</td></tr>"
+            for s in c.symbols
+        )
+        guards = "".join(
+            f"<li title='{escape(g.expr)}'>{math_html(g.expr)}</li>" for g in c.shape_guards
+        )
+        parts.append(
+            "<details open><summary>symbolic shapes and guards</summary>"
+            + (
+                f"<table><tr><th>symbol</th><th>source</th><th>value</th><th>range</th></tr>{rows}</table>"
+                if rows
+                else ""
+            )
+            + (f"<ul class='cs-guards'>{guards}</ul>" if guards else "")
+            + "</details>"
+        )
     if c.guards:
         parts.append(f"<details><summary>guards</summary><pre>{escape(c.guards)}</pre></details>")
     if not parts:
@@ -178,8 +198,15 @@ def capture_html(capture: Capture) -> str:
             "status",
         )
     )
+    said = "".join(
+        f"<div><b>{escape(m.compile_id)}</b> <small>{escape(m.origin)} {escape(m.where)}"
+        f"{f' ({m.count} times)' if m.count > 1 else ''}</small><pre>{escape(m.message)}</pre></div>"
+        for m in capture.messages
+    )
+    if said:
+        said = f"<details open class='cs-said'><summary>torch said</summary>{said}</details>"
     return (
-        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}"
+        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}{said}"
         f"<table><tr>{header}</tr>{rows}</table>{timings_html(capture) if capture.timings else ''}"
         f"{''.join(_details(c) for c in capture)}</div>"
     )

@@ -11,7 +11,8 @@ from ..model.compile import Compile
 from ..model.graph import Graph, Node
 from ..model.summary import human_bytes
 from .explorer_data import explorer_payload
-from .math_text import pretty_expr
+from .math import math_html
+from .module_groups import infer_paths
 from .partition_view import partition_data
 
 # The stages, in pipeline order, with the names people say.
@@ -39,20 +40,24 @@ def _sample(sample) -> dict | None:
     }
 
 
-def partition_graph(c: Compile) -> Graph | None:
-    """Forward and backward as one graph: the saved tensors are the edges that cross between them."""
+def partition_graph(c: Compile, paths: dict | None = None) -> Graph | None:
+    """Forward and backward as one graph: the saved tensors are the edges that cross between them.
+    `paths` (module_groups.infer_paths) supplies module paths the graphs do not log."""
     forward, backward = c.graph("aot_forward_graph"), c.graph("aot_backward_graph")
     if forward is None or backward is None:
         return None
+    paths = paths or {}
+    fw_paths = paths.get(("aot_forward_graph", 0)) or [None] * len(forward.nodes)
+    bw_paths = paths.get(("aot_backward_graph", 0)) or [None] * len(backward.nodes)
     saved = {s.name for s in (c.partition.saved if c.partition else ())}
     nodes = []
-    for n in forward.nodes:
-        nodes.append(_renamed(n, "fw.", "forward", "fw."))
-    for n in backward.nodes:
+    for n, path in zip(forward.nodes, fw_paths, strict=True):
+        nodes.append(_renamed(n, "fw.", "forward", "fw.", path=path))
+    for n, path in zip(backward.nodes, bw_paths, strict=True):
         if n.op == "placeholder" and n.name in saved:
             continue  # drawn as the forward node it is: the edge crosses the boundary
         inputs = tuple(("fw." if i in saved else "bw.") + i for i in n.inputs)
-        nodes.append(_renamed(n, "bw.", "backward", inputs=inputs))
+        nodes.append(_renamed(n, "bw.", "backward", inputs=inputs, path=path))
     note = {f"fw.{name}": "saved for backward" for name in saved}
     # The cut, drawn: what the backward computes again instead of saving it.
     recomputed = c.partition.recomputed if c.partition else ()
@@ -62,15 +67,21 @@ def partition_graph(c: Compile) -> Graph | None:
 
 
 def _renamed(
-    node: Node, prefix: str, side: str, input_prefix: str = "", inputs: tuple | None = None
+    node: Node,
+    prefix: str,
+    side: str,
+    input_prefix: str = "",
+    inputs: tuple | None = None,
+    path: str | None = None,
 ) -> Node:
     values = dict(node.__dict__)
+    module_path = node.module_path or path
     values["name"] = prefix + node.name
     values["inputs"] = (
         inputs if inputs is not None else tuple(input_prefix + i for i in node.inputs)
     )
     # The side is the outer group; the module path (if any) groups inside it.
-    values["module_path"] = side + ("." + node.module_path if node.module_path else "")
+    values["module_path"] = side + ("." + module_path if module_path else "")
     return Node(**values)
 
 
@@ -167,13 +178,17 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
             kernels_of.setdefault(k["post_number"], {}).setdefault(name, []).append(k["name"])
     post_graph_index: dict[int, int] = {}
     stages = []
+    paths = infer_paths(c)
     for kind, label in STAGES:
         for number, graph in enumerate(c.graphs.get(kind, ())):
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"
             graphs.append(
                 explorer_payload(
-                    graph, title=title, kernels_of=kernels_of.get(number, {}) if post_grad else None
+                    graph,
+                    title=title,
+                    kernels_of=kernels_of.get(number, {}) if post_grad else None,
+                    module_paths=paths.get((kind, number)),
                 )
             )
             if post_grad:
@@ -190,7 +205,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 }
             )
         if kind == "aot_backward_graph" and c.graphs.get(kind):
-            joined = partition_graph(c)
+            joined = partition_graph(c, paths)
             if joined is not None:
                 graphs.append(explorer_payload(joined, title="forward | backward"))
                 stages.append(
@@ -263,11 +278,17 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "partition": partition_data(c),
         "guards": c.guards,
         "symbols": [
-            {"name": s.name, "source": s.source, "value": s.value, "range": s.range}
+            {
+                "name": s.name,
+                "math": math_html(s.name),
+                "source": s.source,
+                "value": s.value,
+                "range": s.range,
+            }
             for s in c.symbols
         ],
         "shape_guards": [
-            {"expr": g.expr, "math": pretty_expr(g.expr), "loc": _loc(g.location)}
+            {"expr": g.expr, "math": math_html(g.expr), "loc": _loc(g.location)}
             for g in c.shape_guards
         ],
         "stage_times": [
@@ -303,6 +324,17 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
         "graphs": graphs,
         "cells": cells,
         "timing_device": capture.timings.device if capture.timings else None,
+        "messages": [
+            {
+                "text": m.message,
+                "compile_id": m.compile_id,
+                "level": m.level,
+                "origin": m.origin,
+                "where": m.where,
+                "count": m.count,
+            }
+            for m in capture.messages
+        ],  # fmt: skip
         "diff": None,
     }
     if before is not None:

@@ -45,8 +45,20 @@ def result_script() -> str:
     """The result view's JavaScript without the anywidget export (used by the HTML report too)."""
     return "\n".join(
         static_text(name)
-        for name in ("explorer.js", "text.js", "diff.js", "partition.js", "result.js")
+        for name in (
+            "placement.js",
+            "explorer.js",
+            "text.js",
+            "diff.js",
+            "partition.js",
+            "result.js",
+        )
     )
+
+
+def explorer_script() -> str:
+    """The explorer's JavaScript alone (placement and drawing), without the anywidget export."""
+    return static_text("placement.js") + "\n" + static_text("explorer.js")
 
 
 def _dumps(data: dict) -> str:
@@ -85,6 +97,6 @@ class ResultWidget(_WithFallback):
 class ExplorerWidget(_WithFallback):
     """One graph in the explorer: pan, zoom, search, groups, details."""
 
-    _esm = static_text("explorer.js") + _EXPLORER_TAIL
+    _esm = explorer_script() + _EXPLORER_TAIL
     _css = static_text("compilescope.css")
     data = traitlets.Unicode("{}").tag(sync=True)

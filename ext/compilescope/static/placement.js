@@ -1,0 +1,67 @@
+// Placement of laid-out groups: which boxes are where when some groups are open.
+// The first picture's boxes come from Python (payload.placed, views/static_graph.py's place());
+// this mirrors that function for the pictures a user opens by expanding or closing groups.
+
+function csPlaceBoxes(g, expanded) {
+  const Z = g.sizes;
+  const COL = Z.node_w + Z.hgap;
+  function place(gid) {
+    const grp = g.groups[gid];
+    const sizes = grp.items.map((item) => {
+      if (item >= 0) return { w: Z.node_w, h: Z.node_h };
+      const child = -1 - item;
+      return expanded.has(child) ? place(child) : { w: Z.node_w, h: Z.node_h, collapsed: true };
+    });
+    const layerH = [];
+    grp.items.forEach((_, j) => { const l = grp.y[j]; layerH[l] = Math.max(layerH[l] || 0, sizes[j].h); });
+    const layerY = [];
+    let y = gid === 0 ? 0 : Z.label + Z.pad;
+    for (let l = 0; l < layerH.length; l++) { layerY[l] = y; y += (layerH[l] || 0) + Z.vgap; }
+    const order = grp.items.map((_, j) => j).sort((a, b) => grp.y[a] - grp.y[b] || grp.x[a] - grp.x[b]);
+    const right = [];
+    const pos = new Array(grp.items.length);
+    let width = 0;
+    for (const j of order) {
+      const l = grp.y[j];
+      const base = (gid === 0 ? 0 : Z.pad) + grp.x[j] * COL;
+      const x = right[l] === undefined ? base : Math.max(base, right[l] + Z.hgap);
+      right[l] = x + sizes[j].w;
+      pos[j] = { x, y: layerY[l] + (layerH[l] - sizes[j].h) / 2, ...sizes[j] };
+      width = Math.max(width, right[l]);
+    }
+    return { w: width + (gid === 0 ? 0 : Z.pad), h: y - Z.vgap + (gid === 0 ? 0 : Z.pad), pos, gid };
+  }
+  const out = [];
+  function absolute(placed, ox, oy) {
+    g.groups[placed.gid].items.forEach((item, j) => {
+      const p = placed.pos[j];
+      const x = ox + p.x, y = oy + p.y;
+      if (item >= 0) out.push({ kind: "node", id: item, x, y, w: p.w, h: p.h });
+      else if (p.collapsed) out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: false });
+      else { out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: true }); absolute(p, x, y); }
+    });
+  }
+  absolute(place(0), 0, 0);
+  return out;
+}
+
+// The boxes Python placed for the first picture, in the same form.
+function csPlacedBoxes(g) {
+  return g.placed.map(([item, x, y, w, h]) => (item >= 0
+    ? { kind: "node", id: item, x, y, w, h }
+    : { kind: "group", id: -1 - item, x, y, w, h, open: g.groups[-1 - item].open }));
+}
+
+// Distance from (x, y) to the edge drawn from box A's bottom to box B's top (a cubic curve).
+function csEdgeDistance(A, B, x, y) {
+  const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+  const bend = Math.max(20, Math.abs(ty - sy) / 2);
+  let best = Infinity;
+  for (let i = 0; i <= 16; i++) {
+    const t = i / 16, u = 1 - t;
+    const px = u * u * u * sx + 3 * u * u * t * sx + 3 * u * t * t * tx + t * t * t * tx;
+    const py = u * u * u * sy + 3 * u * u * t * (sy + bend) + 3 * u * t * t * (ty - bend) + t * t * t * ty;
+    best = Math.min(best, Math.hypot(px - x, py - y));
+  }
+  return best;
+}

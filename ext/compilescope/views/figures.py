@@ -1,0 +1,232 @@
+"""Charts as matplotlib Figures: compile-stage waterfall, kernel time ranking, memory, budget sweep.
+
+Each function returns a `matplotlib.figure.Figure` (or None when the capture has nothing to
+draw) that users can restyle and save; `svg` turns one into inline SVG for the script-free
+fallback and the report. Figures are made without pyplot on the Agg canvas, so the user's
+backend and pyplot's figure list are never touched.
+"""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..model.capture import Capture
+from ..model.partition import BudgetSweep
+from ..model.summary import human_bytes
+
+_BLUE, _GREEN, _PURPLE, _GREY = "#6366f1", "#10b981", "#7c3aed", "#9ca3af"
+_LABEL = 44  # characters of a row label (full names are in the view's tables)
+
+
+def _text(value: str, limit: int = _LABEL) -> str:
+    # Capture strings are plain text: `$` would start matplotlib's math mode.
+    value = value if len(value) <= limit else value[: limit - 1] + "\u2026"
+    return value.replace("$", r"\$")
+
+
+class ShownFigure(Figure):
+    """A Figure that shows itself in a notebook as a PNG, with or without pyplot's inline
+    backend (a Figure made without pyplot otherwise shows as `<Figure size ...>`)."""
+
+    def _repr_png_(self) -> bytes:
+        out = io.BytesIO()
+        self.savefig(out, format="png", bbox_inches="tight")
+        return out.getvalue()
+
+
+def _figure(rows: int, title: str) -> tuple[Figure, object]:
+    fig = ShownFigure(figsize=(9, 0.8 + 0.24 * max(rows, 2)), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_title(_text(title, 120), loc="left", fontsize=11)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.tick_params(labelsize=9)
+    return fig, ax
+
+
+def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) -> Figure | None:
+    """Each compile id's timed stages (torch's dynamo_timed events) on one time axis, down to
+    `max_depth` levels of nesting (torch's individual passes are deeper)."""
+    rows = [(str(c.id), s) for c in capture for s in c.stage_times if s.depth <= max_depth]
+    rows = rows[:max_rows]
+    if not rows:
+        return None
+    start = min(s.start_us for _, s in rows)
+    end = max(s.start_us + s.duration_us for _, s in rows)
+    fig, ax = _figure(len(rows), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
+    for i, (_, s) in enumerate(rows):
+        alpha = 0.9 - 0.15 * min(s.depth, 4)
+        ax.barh(i, s.duration_us / 1e3, left=(s.start_us - start) / 1e3, color=_BLUE, alpha=alpha)
+        ax.annotate(
+            f"{s.duration_us / 1e3:.1f} ms",
+            ((s.start_us - start + s.duration_us) / 1e3, i),
+            xytext=(3, 0), textcoords="offset points", va="center", fontsize=8, color="#444",
+        )  # fmt: skip
+    labels = [_text(f"{cid} " + "  " * s.depth + s.name) for cid, s in rows]
+    ax.set_yticks(range(len(rows)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("ms since the first stage began")
+    return fig
+
+
+def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
+    """The kernels that take the most time per run (median per call times calls per run),
+    with the min-max spread of a call as error bars."""
+    t = capture.timings
+    if t is None or not t.kernels:
+        return None
+    kernels = sorted(t.kernels, key=lambda k: k.time.median_s * k.calls_per_run, reverse=True)
+    kernels = kernels[:top]
+    fig, ax = _figure(len(kernels), f"slowest kernels on {t.device} (median per run)")
+    totals = [k.time.median_s * k.calls_per_run * 1e6 for k in kernels]
+    low = [(k.time.median_s - k.time.min_s) * k.calls_per_run * 1e6 for k in kernels]
+    high = [(k.time.max_s - k.time.median_s) * k.calls_per_run * 1e6 for k in kernels]
+    ax.barh(range(len(kernels)), totals, xerr=[low, high], color=_GREEN, ecolor="#555")
+    for i, total in enumerate(totals):
+        ax.annotate(f"{total:.1f} us", (total, i), xytext=(3, -8), textcoords="offset points",
+                    fontsize=8, color="#444")  # fmt: skip
+    ax.set_yticks(range(len(kernels)), [_text(f"{k.compile_id} {k.kernel}") for k in kernels])
+    ax.invert_yaxis()
+    ax.set_xlabel("microseconds per run")
+    return fig
+
+
+def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
+    """Bytes saved for backward, per tensor (the largest), and measured peak memory of one run,
+    eager vs compiled, where timings were taken."""
+    saved = [(str(c.id), s) for c in capture if c.partition for s in c.partition.saved if s.nbytes]
+    saved.sort(key=lambda item: item[1].nbytes, reverse=True)
+    saved = saved[:top]
+    peaks = [
+        g
+        for g in (capture.timings.graphs if capture.timings else ())
+        if g.eager_peak_bytes is not None and g.compiled_peak_bytes is not None
+    ]
+    if not saved and not peaks:
+        return None
+    total = sum(s.nbytes or 0 for c in capture if c.partition for s in c.partition.saved)
+    fig = ShownFigure(figsize=(9, 1.2 + 0.24 * (len(saved) + 2 * len(peaks))), dpi=100,
+                 layout="constrained")  # fmt: skip
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(
+        2 if saved and peaks else 1, 1, squeeze=False,
+        height_ratios=[max(len(saved), 2), max(2 * len(peaks), 2)] if saved and peaks else None,
+    )[:, 0]  # fmt: skip
+    if saved:
+        ax = axes[0]
+        ax.set_title(f"saved for backward: {human_bytes(total)} in all (largest tensors)",
+                     loc="left", fontsize=11)  # fmt: skip
+        ax.barh(range(len(saved)), [s.nbytes / 1024 for _, s in saved], color=_PURPLE)
+        ax.set_yticks(range(len(saved)),
+                      [_text(f"{cid} {s.name} {s.type_text}") for cid, s in saved])  # fmt: skip
+        ax.invert_yaxis()
+        ax.set_xlabel("KiB")
+    if peaks:
+        ax = axes[-1]
+        ax.set_title("peak memory of one run (measured)", loc="left", fontsize=11)
+        for i, g in enumerate(peaks):
+            ax.barh(2 * i, g.eager_peak_bytes / 1024, color=_GREY)
+            ax.barh(2 * i + 1, g.compiled_peak_bytes / 1024, color=_BLUE)
+        ax.set_yticks(range(2 * len(peaks)),
+                      [_text(f"{g.compile_id} {w}") for g in peaks for w in ("eager", "compiled")])  # fmt: skip
+        ax.invert_yaxis()
+        ax.set_xlabel("KiB")
+    for ax in axes:
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.tick_params(labelsize=9)
+    return fig
+
+
+def sweep_figure(sweep: BudgetSweep, title: str = ""):
+    """Activation memory (x) against recomputation (y: FLOPs where torch counts them, else ops)
+    for min-cut at each budget, the default partitioner beside it, the captured choice ringed.
+
+    Returns a matplotlib Figure (not shown, not attached to pyplot's state), so it can be
+    restyled and saved: `sweep_figure(c.budget_sweep()).savefig("sweep.png")`.
+    """
+    points = sweep.points
+    by_flops = all(p["recompute_flops"] is not None for p in points)
+    y_of = (lambda p: p["recompute_flops"] / 1e6) if by_flops else (lambda p: p["recomputed_ops"])
+    figure = ShownFigure(figsize=(6.4, 3.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    unit, scale = (
+        ("MiB", 2**20)
+        if max(p["activation_bytes"] for p in points) >= 2**20
+        else (
+            "KiB",
+            1024,
+        )
+    )
+    min_cut = [p for p in points if p["partitioner"] == "min_cut"]
+    axes.plot(
+        [p["activation_bytes"] / scale for p in min_cut],
+        [y_of(p) for p in min_cut],
+        "o-",
+        color="#6366f1",
+        label="min-cut, by activation memory budget",
+    )
+    for (x, y), budgets in _same_place(min_cut, scale, y_of):
+        axes.annotate(
+            f"{budgets[0]:g}" if len(budgets) == 1 else f"{budgets[0]:g}-{budgets[-1]:g}",
+            (x, y),
+            textcoords="offset points",
+            xytext=(4, 4),
+            fontsize=8,
+            color="#4b5563",
+        )
+    for p in points:
+        if p["partitioner"] == "default":
+            axes.plot(p["activation_bytes"] / scale, y_of(p), "s", color="#f59e0b", label="default")
+        if p["captured"]:
+            axes.plot(
+                p["activation_bytes"] / scale,
+                y_of(p),
+                "o",
+                markersize=14,
+                markerfacecolor="none",
+                markeredgecolor="#dc2626",
+                label="what the compile did",
+            )
+    axes.set_xlabel(f"activation memory ({unit})")
+    # torch's FLOP formulas cover matmuls, convolutions and attention, not elementwise ops.
+    axes.set_ylabel("recomputed MFLOP (matmul, conv)" if by_flops else "recomputed ops")
+    axes.set_title(title or "activation memory budget sweep", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, loc="best")
+    return figure
+
+
+def _same_place(points: list[dict], scale: float, y_of) -> list[tuple[tuple, list[float]]]:
+    """Points that land on the same spot, with their budgets (one label, not ten on top)."""
+    places: dict[tuple, list[float]] = {}
+    for p in points:
+        places.setdefault((p["activation_bytes"] / scale, y_of(p)), []).append(p["budget"])
+    return list(places.items())
+
+
+def svg(fig: Figure | None) -> str:
+    """The figure as inline SVG markup ("" for None): text as escaped <text>, no script."""
+    if fig is None:
+        return ""
+    out = io.StringIO()
+    # Text stays text (smaller, selectable), escaped by matplotlib's XML writer; no date, and a
+    # fixed hash salt, so the same capture gives the same bytes.
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "compilescope"}):
+        fig.savefig(out, format="svg", metadata={"Date": None})
+    text = out.getvalue()
+    text = text[text.index("<svg") :]  # no XML declaration or doctype inside HTML
+    return text.replace("<svg ", "<svg class='cs-figure' style='max-width:100%;height:auto' ", 1)
+
+
+def charts(capture: Capture) -> dict[str, str]:
+    """The view's charts as SVG: stages, kernel times, memory."""
+    return {
+        "stages": svg(stage_waterfall(capture)),
+        "timings": svg(kernel_ranking(capture)),
+        "memory": svg(memory_chart(capture)),
+    }

@@ -1,0 +1,135 @@
+"""The view's tables as data: kernels, timings, graph breaks and saved tensors, one row per item.
+
+    from compilescope import tables
+    tables.kernels(cap)                 # a Table: a list of dict rows
+    tables.kernels(cap).to_pandas()     # a DataFrame, where pandas is installed
+
+Rows hold plain values (str, int, float, None) under the same names in every row, so they sort,
+filter, serialize and plot without compilescope; times are in seconds, sizes in bytes.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..model.capture import Capture
+
+
+class Table(list):
+    """Rows (dicts with the same keys, in `columns` order) that also show as an HTML table."""
+
+    def __init__(self, columns: tuple[str, ...], rows: list[dict]) -> None:
+        super().__init__(rows)
+        self.columns = columns
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (pandas is optional: ImportError says so)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+        return pandas.DataFrame(list(self), columns=list(self.columns))
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{escape(c)}</th>" for c in self.columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(_cell(row[c]))}</td>" for c in self.columns) + "</tr>"
+            for row in self
+        )
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def kernels(capture: Capture) -> Table:
+    """Every generated kernel and extern call, with its measured time where timings were taken."""
+    times = (
+        {(k.compile_id, k.kernel): k for k in capture.timings.kernels} if capture.timings else {}
+    )
+    rows = []
+    for c in capture:
+        for code in c.output_code:
+            for k in code.kernels:
+                t = times.get((str(c.id), k.name))
+                rows.append(
+                    {
+                        "compile_id": str(c.id),
+                        "graph": code.role,
+                        "kernel": k.name,
+                        "language": k.language,
+                        "calls": k.calls,
+                        "fused_nodes": len(k.fused_nodes),
+                        "lines": ", ".join(str(loc) for loc in k.source_lines),
+                        "median_s": t.time.median_s if t else None,
+                        "calls_per_run": t.calls_per_run if t else None,
+                        "bytes_moved": k.bytes_moved,
+                    }
+                )
+    return Table(_columns(rows, _KERNEL_COLUMNS), rows)
+
+
+_KERNEL_COLUMNS = ("compile_id", "graph", "kernel", "language", "calls", "fused_nodes", "lines",
+                   "median_s", "calls_per_run", "bytes_moved")  # fmt: skip
+
+
+def timings(capture: Capture) -> Table:
+    """Each timed graph: eager vs compiled (median, min, max, repeats), speedup, peak memory."""
+    rows = []
+    for g in capture.timings.graphs if capture.timings else ():
+        row = {"compile_id": g.compile_id, "what": g.what}
+        for side, sample in (("eager", g.eager), ("compiled", g.compiled)):
+            row[f"{side}_median_s"] = sample.median_s if sample else None
+            row[f"{side}_min_s"] = sample.min_s if sample else None
+            row[f"{side}_max_s"] = sample.max_s if sample else None
+            row[f"{side}_repeats"] = sample.repeats if sample else None
+        row.update(
+            speedup=g.speedup,
+            eager_peak_bytes=g.eager_peak_bytes,
+            compiled_peak_bytes=g.compiled_peak_bytes,
+            note=g.note,
+        )
+        rows.append(row)
+    columns = ("compile_id", "what", *(f"{s}_{m}" for s in ("eager", "compiled")
+               for m in ("median_s", "min_s", "max_s", "repeats")), "speedup",
+               "eager_peak_bytes", "compiled_peak_bytes", "note")  # fmt: skip
+    return Table(columns, rows)
+
+
+def graph_breaks(capture: Capture) -> Table:
+    """Every graph break: its compile id, reason and the user line it happened at."""
+    rows = [
+        {
+            "compile_id": str(cid),
+            "reason": b.reason,
+            "file": b.location.file if b.location else None,
+            "line": b.location.line if b.location else None,
+            "cell": b.cell,
+        }
+        for cid, b in capture.graph_breaks
+    ]
+    return Table(("compile_id", "reason", "file", "line", "cell"), rows)
+
+
+def saved_tensors(capture: Capture) -> Table:
+    """What each compile's forward saves for its backward: name, dtype, shape, bytes."""
+    rows = []
+    for c in capture:
+        for s in c.partition.saved if c.partition else ():
+            t = s.tensor
+            rows.append(
+                {
+                    "compile_id": str(c.id),
+                    "name": s.name,
+                    "dtype": t.dtype if t else None,
+                    "shape": "[" + ", ".join(t.shape) + "]" if t else None,
+                    "bytes": s.nbytes,
+                    "type": s.type_text,
+                }
+            )
+    return Table(("compile_id", "name", "dtype", "shape", "bytes", "type"), rows)
+
+
+def _columns(rows: list[dict], default: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(rows[0]) if rows else default

@@ -1,0 +1,57 @@
+"""Charts are matplotlib Figures; the fallback and report embed them as SVG, text escaped."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+from compilescope.model.timing import KernelTiming, Sample, Timings
+from compilescope.views import figures
+from compilescope.views.result_view import fallback_html, view_data
+from matplotlib.figure import Figure
+
+EVIL = "</svg><script>alert(1)</script><img src=x onerror=alert(2)> $x^2$"
+
+
+def _timed(capture):
+    c = capture.compiles[0]
+    kernels = tuple(
+        KernelTiming(str(c.id), name, Sample(2e-6 * (i + 1), 1e-6, 9e-6, 10), 1.0)
+        for i, name in enumerate([EVIL, "cpp_fused_a", "cpp_fused_b"])
+    )
+    return dataclasses.replace(capture, timings=Timings(device="cpu", kernels=kernels))
+
+
+def test_each_chart_is_a_figure(loaded):
+    capture = _timed(loaded("module_backward"))
+    for make in (figures.stage_waterfall, figures.kernel_ranking, figures.memory_chart):
+        fig = make(capture)
+        assert isinstance(fig, Figure) and fig.axes, make.__name__
+        assert fig._repr_png_().startswith(b"\x89PNG")  # shows itself in a notebook
+    assert figures.kernel_ranking(loaded("module_backward")) is None  # nothing timed: no chart
+    ranked = [t.get_text() for t in figures.kernel_ranking(capture).axes[0].get_yticklabels()]
+    assert ranked[0].endswith("cpp_fused_b")  # the slowest first
+
+
+def test_fallback_charts_come_from_matplotlib_and_escape_text(loaded):
+    capture = _timed(loaded("module_backward"))
+    html = fallback_html(capture, view_data(capture))
+    assert html.count("class='cs-figure'") == 3 and "Matplotlib" in html
+    assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
+
+
+def test_figures_leave_the_users_backend_and_pyplot_alone(loaded):
+    code = (
+        "import matplotlib, sys\nmatplotlib.use('svg')\n"
+        "import compilescope\nfrom compilescope.views import figures\n"
+        "cap = compilescope.load_trace(sys.argv[1])\nfigures.svg(figures.stage_waterfall(cap))\n"
+        "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)\n"
+    )
+    from conftest import FIXTURES
+
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(FIXTURES / "module_backward.log.gz")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert out.stdout.split() == ["svg", "False"]
