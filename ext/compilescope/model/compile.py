@@ -15,6 +15,10 @@ GRAPH_KINDS = (
     "after_pre_grad_graph",
     "inductor_pre_grad_graph",
     "aot_joint_graph",
+    # Inductor logs these around its joint-graph passes for an inference graph
+    # (torch/_inductor/compile_fx.py), e.g. a recompile in eval mode, compiled autograd.
+    "before_joint_graph",
+    "after_joint_graph",
     "aot_forward_graph",
     "aot_backward_graph",
     "aot_inference_graph",

@@ -44,7 +44,7 @@ class Event:
             return None
         try:
             return json.loads(self.payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
 
 
@@ -119,6 +119,9 @@ def parse_lines(
             metadata = json.loads(line[start:])
         except ValueError:
             skips.add("record is not valid JSON", line_no)
+            continue
+        except RecursionError:  # json's decoder recurses once per nesting level
+            skips.add("record nested too deep to read", line_no)
             continue
         if not isinstance(metadata, dict):
             skips.add("record is not a JSON object", line_no)

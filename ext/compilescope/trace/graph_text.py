@@ -24,6 +24,8 @@ def parse_graph_nodes(text: str) -> list[Node]:
     """Nodes of the outermost `forward` in a print_readable text; [] if it is not one."""
     try:
         tree = ast.parse(text)
+    except (RecursionError, MemoryError):  # a hostile payload; nodes are optional
+        return []
     except SyntaxError:
         # torch names the class after the function, which need not be an identifier
         # (`class <lambda>(torch.nn.Module):`); the class name carries nothing we need.

@@ -17,6 +17,8 @@ from .math_text import pretty_expr
 STAGES = (
     ("dynamo_output_graph", "Dynamo graph"),
     ("aot_joint_graph", "AOT joint graph"),
+    ("before_joint_graph", "joint graph before passes"),
+    ("after_joint_graph", "joint graph after passes"),
     ("aot_forward_graph", "forward"),
     ("aot_backward_graph", "backward"),
     ("aot_inference_graph", "inference"),
