@@ -35,6 +35,7 @@ class Capture:
     timings: Timings | None = None  # measured after the run, when asked for
     sources: dict[str, str] = field(default_factory=dict)  # notebook cell file -> its code
     cells: dict[str, int] = field(default_factory=dict)  # notebook cell file -> its number
+    world_size: int | None = None  # processes in the distributed job, when known
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:
@@ -70,10 +71,18 @@ class Capture:
             self.torch_version,
             self.source,
             (rank,),
-            self.skipped,
+            world_size=self.world_size,
+            skipped=self.skipped,
             sources=self.sources,
             cells=self.cells,
         )
+
+    def compare_ranks(self, world_size: int | None = None):
+        """The ranks grouped by what they compiled, and where each group parts from the others
+        (a RankReport: print it, or show it in a notebook)."""
+        from .rank_report import compare_ranks
+
+        return compare_ranks(self, world_size)
 
     # --- JSON --------------------------------------------------------------------------------
     def to_dict(self) -> dict:
