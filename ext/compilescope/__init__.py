@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from .model.capture import Capture, Skipped
 from .model.compile_id import CompileId
+from .model.merge import merge_ranks, write_rank
 from .model.serialize import FormatError
 from .trace.reader import TraceError, load_trace
 
@@ -37,7 +38,9 @@ __all__ = [
     "explore",
     "last",
     "load_trace",
+    "merge_ranks",
     "show",
+    "write_rank",
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import serialize
 from .compile import Compile, GraphBreak
@@ -52,6 +52,9 @@ class Capture:
         for compile_ in self.compiles:
             if compile_.id == wanted:
                 return compile_
+        if wanted.rank is None and len(self.ranks) == 1:
+            # One rank's capture (live, in a torchrun job): `cap["0/0"]` means its `rank1:0/0`.
+            return self[replace(wanted, rank=self.ranks[0])]
         known = ", ".join(str(c.id) for c in self.compiles) or "none"
         raise KeyError(f"no compile {str(wanted)!r} in this capture (compile ids: {known})")
 

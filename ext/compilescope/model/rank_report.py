@@ -229,10 +229,18 @@ def _first_parting(capture, profiles, group, reference) -> Divergence | None:
         a, b = mine.get(cid), theirs.get(cid)
         if b is None:
             why = f" (recompile: {a.recompile_reasons[0]})" if a.recompile_reasons else ""
-            return part("compile ids", cid, f"{who} compiles {cid}{why}; {others} do not")
+            return part(
+                "compile ids",
+                cid,
+                f"{who} {_verb(group, 'compile')} {cid}{why}; {others} {_verb(reference, 'do')} not",
+            )
         if a is None:
             why = f" (recompile: {b.recompile_reasons[0]})" if b.recompile_reasons else ""
-            return part("compile ids", cid, f"{others} compile {cid}{why}; {who} do not")
+            return part(
+                "compile ids",
+                cid,
+                f"{others} {_verb(reference, 'compile')} {cid}{why}; {who} {_verb(group, 'do')} not",
+            )
         if (a.status, a.recompile_reasons) != (b.status, b.recompile_reasons):
             detail = f"{who}: {a.status} {list(a.recompile_reasons)}; "
             detail += f"{others}: {b.status} {list(b.recompile_reasons)}"
@@ -252,6 +260,13 @@ def _first_parting(capture, profiles, group, reference) -> Divergence | None:
                     detail = _sequence_detail(x, y)
                 return part(aspect, cid, f"{who} vs {others}: {detail}")
     return None
+
+
+def _verb(ranks: tuple[int, ...], verb: str) -> str:
+    """`rank 1 compiles`, `ranks 0, 2 compile`."""
+    if len(ranks) > 1:
+        return verb
+    return verb + ("es" if verb.endswith("o") else "s")
 
 
 def _sequence_detail(x: tuple, y: tuple) -> str:

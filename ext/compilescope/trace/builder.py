@@ -173,7 +173,8 @@ class CaptureBuilder:
 
     def _graph(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
-        body = {k: v for k, v in event.body.items() if k != "name"}
+        # An artifact's "name" is the graph kind; a DDP split child's is its submodule's.
+        body = {k: v for k, v in event.body.items() if not (k == "name" and v == event.name)}
         graph = Graph(event.name, text, load_nodes=partial(parse_graph_nodes, text), metadata=body)
         draft.graphs.setdefault(event.name, []).append(graph)
 
