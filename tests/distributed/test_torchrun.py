@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import compilescope
+import pytest
 
 pytestmark = pytest.mark.torch
 JOB = Path(__file__).with_name("ddp_job.py")
