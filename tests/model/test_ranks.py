@@ -6,8 +6,10 @@ import gzip
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
-from compilescope import Capture, CompileId, load_trace
+import pytest
+from compilescope import Capture, CompileId, load_trace, merge_ranks, write_rank
 from compilescope.model.compile import Compile
 from compilescope.model.graph import Graph
 from compilescope.model.rank_report import compare_ranks, ranks_text
@@ -158,3 +160,24 @@ def test_cli_exits_0_when_ranks_agree_and_1_when_they_diverge(tmp_path):
     diverged = run_cli("ranks", str(RANKS))
     assert diverged.returncode == 1 and "rank 1 parts from rank 0 at compile 0/0" in diverged.stdout
     assert run_cli("ranks", str(tmp_path / "nothing")).returncode == 2
+
+
+def test_merge_ranks_of_captures_without_ranks_keys_them_by_position():
+    one = job({0: [forward_text(0)]})
+    plain = Capture(tuple(replace(c, id=replace(c.id, rank=None)) for c in one), ranks=())
+    merged = merge_ranks([plain, plain])
+    assert merged.ranks == (0, 1) and merged.compile_ids == ("rank0:0/0", "rank1:0/0")
+    assert merged.compare_ranks().groups == ((0, 1),)
+    with pytest.raises(ValueError, match="rank 0 appears twice"):
+        merge_ranks([one, one])
+
+
+def test_write_rank_and_merge_ranks_round_trip(tmp_path):
+    recorded = load_trace(RANKS)
+    for rank in recorded.ranks:
+        write_rank(replace(recorded.rank(rank), world_size=2), tmp_path)
+    merged = merge_ranks(tmp_path)
+    assert merged.compile_ids == recorded.compile_ids and merged.world_size == 2
+    assert merged.rank(1)["0/1"].recompile_reasons  # one rank's capture: ids without the rank
+    # A folder without saved captures is read as TORCH_TRACE logs.
+    assert merge_ranks(RANKS).compile_ids == recorded.compile_ids
