@@ -56,6 +56,7 @@ class _Draft:
     shape_guards: list = field(default_factory=list)
     stage_times: list = field(default_factory=list)
     open_stages: dict = field(default_factory=dict)
+    open_count: int = 0  # stages begun and not yet ended, over all of open_stages
     cache_events: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
     backward_metrics: dict = field(default_factory=dict)
@@ -100,6 +101,7 @@ class CaptureBuilder:
         self.ranks: set[int] = set()
         self.global_artifacts: list[str] = []
         self.skips = SkipCounter()
+        self._chromium_ids: dict[tuple[str, int | None], CompileId | None] = {}
 
     # --- entry point ---------------------------------------------------------------------------
     def add(self, event: Event) -> None:
@@ -265,12 +267,21 @@ class CaptureBuilder:
         if not isinstance(payload, dict):
             return
         args = payload.get("args") or {}
-        if "compile_id" in args and isinstance(args["compile_id"], str):
-            try:
-                cid = CompileId.parse(args["compile_id"])
-                cid = CompileId(event.rank if cid.rank is None else cid.rank, *_id_fields(cid))
-            except ValueError:
-                pass
+        text = args.get("compile_id") if isinstance(args, dict) else None
+        if isinstance(text, str):
+            # Thousands of events name a handful of ids: parse each once.
+            known = self._chromium_ids.get((text, event.rank), False)
+            if known is False:
+                try:
+                    parsed = CompileId.parse(text)
+                    known = CompileId(
+                        event.rank if parsed.rank is None else parsed.rank, *_id_fields(parsed)
+                    )
+                except ValueError:
+                    known = None
+                self._chromium_ids[(text, event.rank)] = known
+            if known is not None:
+                cid = known
         if cid.is_global:
             return
         draft = self._draft(cid)
@@ -279,10 +290,13 @@ class CaptureBuilder:
             return
         if phase == "B":
             draft.open_stages.setdefault(key, []).append(ts)
+            draft.open_count += 1
         elif phase == "E" and draft.open_stages.get(key):
             start = draft.open_stages[key].pop()
-            depth = sum(len(v) for v in draft.open_stages.values())
-            draft.stage_times.append(StageTime(str(key), float(start), float(ts - start), depth))
+            draft.open_count -= 1  # stages still open around this one: its depth
+            draft.stage_times.append(
+                StageTime(str(key), float(start), float(ts - start), draft.open_count)
+            )
 
     def _repro(self, draft: _Draft, event: Event) -> None:
         if event.payload:

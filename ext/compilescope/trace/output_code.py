@@ -138,8 +138,14 @@ def _names(text: str) -> list[str]:
 
 def _comment_block_before(text: str, position: int) -> str:
     """The run of `#` comment lines right above a definition (Triton's can be long)."""
-    block = []
-    for line in reversed(text[max(0, position - 20000) : position].splitlines()):
+    block: list[str] = []
+    end = position
+    floor = max(0, position - 20000)
+    while end > floor:
+        # Walk back a line at a time: splitting 20 KB before every kernel cost more.
+        start = max(text.rfind("\n", floor, end - 1) + 1, floor)
+        line = text[start:end].rstrip("\r\n")
+        end = start
         if not line.startswith("#"):
             if block or line.strip():
                 break
