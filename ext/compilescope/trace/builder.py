@@ -23,7 +23,7 @@ from ..model.graph import Graph, SourceLoc
 from ..model.kernel import OutputCode
 from .events import Event, SkipCounter
 from .graph_text import parse_graph_nodes
-from .output_code import split_output_code, with_provenance
+from .output_code import lazy_output_code
 
 # `<ipython-input-12-0a1b2c>`: IPython's name for the code of cell 12.
 _IPYTHON_CELL = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
@@ -182,18 +182,16 @@ class CaptureBuilder:
 
     def _output_code(self, draft: _Draft, event: Event) -> None:
         path = str(event.body.get("filename") or event.body.get("file_path") or "")
-        draft.output_code.append(split_output_code(event.payload or "", path))
+        draft.output_code.append(lazy_output_code(event.payload or "", path))
         draft.provenance = {}
 
     def _provenance(self, draft: _Draft, event: Event) -> None:
+        # Inductor logs provenance after the output code it describes.
         if not draft.output_code:
             return
-        draft.provenance[event.name] = event.json_payload()
-        draft.output_code[-1] = with_provenance(
-            draft.output_code[-1],
-            draft.provenance.get("inductor_provenance_tracking_node_mappings"),
-            draft.provenance.get("inductor_provenance_tracking_kernel_stack_traces"),
-        )
+        draft.provenance[event.name] = event.payload
+        last = draft.output_code[-1]
+        draft.output_code[-1] = lazy_output_code(last.text, last.path, draft.provenance)
 
     def _graph_break(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
