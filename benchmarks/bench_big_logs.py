@@ -3,8 +3,10 @@
     python benchmarks/bench_big_logs.py [--runs 5] [--ranks 8] [--copies 5]
 
 1. The 2.7 MB GPT-2 fixture (tests/fixtures/gpt2.log.gz): tlparse (writing its report),
-   load_trace (graphs parsed on first use) and load_trace with every graph's nodes parsed,
-   alternating, each in a fresh process.
+   load_trace (graphs parsed and kernels split on first use) and load_trace with every graph's
+   nodes parsed and every output module split into kernels, alternating, each in a fresh
+   process. Wall and CPU time of the process: the machine is shared, and CPU time is what
+   contention does not stretch.
 2. A multi-rank log of about 100 MB made here from the same fixture: each of --ranks rank files
    holds --copies copies of it, frame ids shifted per copy (payload checksums recomputed where a
    payload names a compile id), so every compile id is distinct. Open time and peak memory
@@ -21,6 +23,7 @@ import hashlib
 import json
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,25 +41,29 @@ _CHECKSUM = re.compile(r'"has_payload": "[0-9a-f]+"')
 
 # Runs in a fresh process: imports, then times one load and reports peak RSS above the start.
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, {ext!r})
 import compilescope
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-with open("/proc/self/status") as f:
-    rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
-start = time.perf_counter()
+
+def status(key):
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith(key + ":"))
+
+rss = status("VmRSS")
+start, cpu = time.perf_counter(), time.process_time()
 cap = compilescope.load_trace({path!r})
-opened = time.perf_counter() - start
-nodes = 0
+opened, opened_cpu = time.perf_counter() - start, time.process_time() - cpu
+nodes = kernels = 0
 if {full!r}:
     for c in cap:
+        kernels += len(c.kernels)
         for graphs in c.graphs.values():
             for g in graphs:
                 nodes += len(g.nodes)
-total = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"open_s": opened, "total_s": total, "nodes": nodes,
-                  "compiles": len(cap), "peak_kib": peak - rss, "rss_kib": rss}}))
+total, total_cpu = time.perf_counter() - start, time.process_time() - cpu
+print(json.dumps({{"open_s": opened, "open_cpu_s": opened_cpu, "total_s": total,
+                  "total_cpu_s": total_cpu, "nodes": nodes, "kernels": kernels,
+                  "compiles": len(cap), "peak_kib": status("VmHWM") - rss}}))
 """
 
 
@@ -66,16 +73,21 @@ def load_in_child(path: Path, full: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def tlparse_once(args: list[str]) -> float:
+def tlparse_once(args: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one tlparse run (writing its report to a temporary folder)."""
     binary = shutil.which("tlparse") or str(Path(sys.executable).with_name("tlparse"))
     with tempfile.TemporaryDirectory() as out:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(
             [binary, *args, "-o", out, "--no-browser", "--overwrite"],
             check=True,
             capture_output=True,
         )
-        return time.perf_counter() - start
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return wall, cpu
 
 
 def spread(values: list[float], unit: str = "s", digits: int = 3) -> str:
@@ -143,43 +155,57 @@ def main() -> None:
         tmp = Path(tmp)
         small = tmp / "gpt2.log"
         small.write_bytes(gzip.decompress(FIXTURE.read_bytes()))
-        reference, lazy, full, full_peak = [], [], [], []
+        tl, lazy, full, peak = [], [], [], []
         for _ in range(args.runs):  # alternating, so load drifts hit all three alike
-            reference.append(tlparse_once([str(small)]))
-            lazy.append(load_in_child(small, False)["open_s"])
-            result = load_in_child(small, True)
-            full.append(result["total_s"])
-            full_peak.append(result["peak_kib"] / 1024)
+            tl.append(tlparse_once([str(small)]))
+            lazy.append(load_in_child(small, False))
+            full.append(load_in_child(small, True))
+            peak.append(full[-1]["peak_kib"] / 1024)
         size = small.stat().st_size / 1e6
-        print(f"\n### GPT-2 fixture ({size:.1f} MB, {result['nodes']} graph nodes)\n")
-        print(f"- tlparse (writes its HTML report): {spread(reference)}")
-        print(f"- load_trace (graphs parsed on first use): {spread(lazy)}")
-        print(f"- load_trace + every graph's nodes parsed: {spread(full)}")
-        print(f"- peak memory above start, all parsed: {spread(full_peak, 'MB', 1)}")
-        ratio = [f / r for f, r in zip(full, reference, strict=True)]
-        print(f"- ratio all parsed / tlparse, per alternating run: {spread(ratio, 'x', 2)}")
+        print(
+            f"\n### GPT-2 fixture ({size:.1f} MB, {full[-1]['nodes']} graph nodes, "
+            f"{full[-1]['kernels']} kernels)\n"
+        )
+        report("tlparse (writes its HTML report)", [t[0] for t in tl], [t[1] for t in tl])
+        report("load_trace (lazy)", *times(lazy, "open"))
+        report("load_trace + every graph parsed, every kernel split", *times(full, "total"))
+        print(f"- peak memory above start, all parsed: {spread(peak, 'MB', 1)}")
+        for what, index in (("wall", 0), ("CPU", 1)):
+            key = "total_s" if index == 0 else "total_cpu_s"
+            ratio = [f[key] / t[index] for f, t in zip(full, tl, strict=True)]
+            print(f"- all parsed / tlparse, {what}, per alternating run: {spread(ratio, 'x', 2)}")
 
         big = tmp / "ranks"
         big.mkdir()
         total = make_big_log(big, args.ranks, args.copies)
         one = sorted(big.iterdir())[0]
-        opened, peaks, parsed, tl_one, tl_all = [], [], [], [], []
+        opened, parsed, tl_one, tl_all = [], [], [], []
         for _ in range(args.runs):
-            result = load_in_child(big, False)
-            opened.append(result["open_s"])
-            peaks.append(result["peak_kib"] * 1024 / total)
-            parsed.append(load_in_child(big, True)["total_s"])
+            opened.append(load_in_child(big, False))
+            parsed.append(load_in_child(big, True))
             tl_one.append(tlparse_once([str(one)]))
             tl_all.append(tlparse_once([str(big), "--all-ranks-html"]))
         print(
             f"\n### Multi-rank log: {args.ranks} ranks x {args.copies} copies of the fixture, "
-            f"{total / 1e6:.0f} MB, {result['compiles']} compile ids\n"
+            f"{total / 1e6:.0f} MB, {opened[-1]['compiles']} compile ids\n"
         )
-        print(f"- load_trace (lazy): {spread(opened)}; target <= 1 s")
-        print(f"- peak memory above start / log size: {spread(peaks, 'x', 2)}; target <= 3x")
-        print(f"- load_trace + every graph's nodes parsed: {spread(parsed)}")
-        print(f"- tlparse, one rank's file ({one.stat().st_size / 1e6:.0f} MB): {spread(tl_one)}")
-        print(f"- tlparse --all-ranks-html, the whole folder: {spread(tl_all)}")
+        report("load_trace (lazy; target <= 1 s)", *times(opened, "open"))
+        ratios = [r["peak_kib"] * 1024 / total for r in opened]
+        print(f"- peak memory above start / log size, lazy: {spread(ratios, 'x', 2)}; target <= 3")
+        ratios = [r["peak_kib"] * 1024 / total for r in parsed]
+        print(f"- the same, all parsed: {spread(ratios, 'x', 2)}")
+        report("load_trace + every graph parsed, every kernel split", *times(parsed, "total"))
+        size = one.stat().st_size / 1e6
+        report(f"tlparse, one rank's file ({size:.0f} MB)", *zip(*tl_one, strict=True))
+        report("tlparse --all-ranks-html, the whole folder", *zip(*tl_all, strict=True))
+
+
+def times(results: list[dict], what: str) -> tuple[list[float], list[float]]:
+    return [r[f"{what}_s"] for r in results], [r[f"{what}_cpu_s"] for r in results]
+
+
+def report(label: str, wall, cpu) -> None:
+    print(f"- {label}: wall {spread(list(wall))}; CPU {spread(list(cpu))}")
 
 
 if __name__ == "__main__":
