@@ -8,7 +8,7 @@ TORCH_TRACE and with `compilescope.capturing()` inside every rank:
 - `agree`: every rank runs the same steps; the rank report must say the ranks agree.
 - `diverge`: rank 1 feeds its last DDP step a longer sequence and recompiles; the report must
   name rank 1 and the compile where it parts.
-Each job trains a small GPT-like model three ways: under DDP (1 MiB buckets, so Dynamo's
+Each job trains a small GPT-like model three ways: under DDP (2 MiB buckets, so Dynamo's
 DDPOptimizer splits the graph), under FSDP2 (`fully_shard` per block), and a row-parallel
 layer whose all-reduce (`funcol.all_reduce`) is inside the compiled graph.
 Writes to OUT: `gpu_ranks.md` and `gpu_ranks.json` (figures), `ranks_<job>.txt/.json` (the
@@ -125,10 +125,10 @@ def worker(out: Path, job: str, device_kind: str, backend: str) -> None:
         figures["gpu"] = torch.cuda.get_device_name(device)
     with compilescope.capturing() as cap:
         torch.manual_seed(0)
-        eager = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=1)
+        eager = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=2)
         figures["ddp_eager_step_s"] = timed_steps(eager, lambda i: tokens(0), STEPS)
         torch.manual_seed(0)
-        ddp = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=1)
+        ddp = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=2)
         compiled = torch.compile(ddp, backend=backend)
         figures["ddp_compiled_step_s"] = timed_steps(compiled, tokens, STEPS)
 

@@ -37,6 +37,15 @@ COMPARED_GRAPHS = (
 )
 
 
+# Guards print object ids (`___check_type_id(self, 94654559507600)`): each process has its own.
+_OBJECT_ID = re.compile(r"\b\d{9,}\b")
+
+
+def without_process_ids(text: str) -> str:
+    """A guard or reason with object ids and device indices blanked: the same on every rank."""
+    return without_device_index(_OBJECT_ID.sub("<id>", text))
+
+
 def without_device_index(text: str) -> str:
     """`f32[8][1]cuda:1` -> `f32[8][1]cuda`: what two ranks' tensors share."""
     return _DEVICE_INDEX.sub(r"\1", text)
@@ -108,7 +117,7 @@ def rank_compile(compile_: Compile) -> RankCompile:
     breaks = []
     for brk in compile_.graph_breaks:
         where = f"{short_path(brk.location.file)}:{brk.location.line}: " if brk.location else ""
-        breaks.append(where + (brk.reason.splitlines()[0] if brk.reason else ""))
+        breaks.append(where + without_process_ids(brk.reason.splitlines()[0] if brk.reason else ""))
     hashes = tuple(
         (kind, graph_hash(g)) for kind in COMPARED_GRAPHS for g in compile_.graphs.get(kind, ())
     )
@@ -121,7 +130,9 @@ def rank_compile(compile_: Compile) -> RankCompile:
         collectives=_collectives(compile_),
         cache=tuple(f"{e.cache} {e.result}" for e in compile_.cache_events),
         graph_breaks=tuple(breaks),
-        recompile_reasons=tuple(r.splitlines()[0] for r in compile_.recompile_reasons),
+        recompile_reasons=tuple(
+            without_process_ids(r.splitlines()[0]) for r in compile_.recompile_reasons if r
+        ),
     )
 
 
