@@ -8,6 +8,7 @@ import subprocess
 import sys
 from dataclasses import replace
 
+import compilescope
 import pytest
 from compilescope import Capture, CompileId, load_trace, merge_ranks, write_rank
 from compilescope.model.compile import Compile
@@ -194,3 +195,13 @@ def test_object_ids_in_recompile_reasons_are_not_a_difference():
     report = compare_ranks(replace(cap, compiles=compiles))
     assert not report.diverged, report.summary()
     assert report.profiles[1][1].recompile_reasons == ("4/0: ___check_type_id(self, <id>)",)
+
+
+def test_the_diff_of_two_ranks_names_their_collectives():
+    cap = job({0: [forward_text(0)], 1: [forward_text(1, ALL_GATHER)]})
+    between = compilescope.diff(cap.rank(0), cap.rank(1))
+    ((cid, before, after),) = between.collectives
+    assert cid == "0/0" and before[0].startswith("all_reduce(") and "all_gather" in after[0]
+    assert not between.same and "collectives: all_reduce" in between.summary()
+    same = job({0: [forward_text(0)], 1: [forward_text(1)]})
+    assert not compilescope.diff(same.rank(0), same.rank(1)).collectives

@@ -127,7 +127,7 @@ def rank_compile(compile_: Compile) -> RankCompile:
         status=compile_.status,
         graph_hashes=hashes,
         inputs=inputs,
-        collectives=_collectives(compile_),
+        collectives=collectives_in(compile_),
         cache=tuple(f"{e.cache} {e.result}" for e in compile_.cache_events),
         graph_breaks=tuple(breaks),
         recompile_reasons=tuple(
@@ -136,7 +136,8 @@ def rank_compile(compile_: Compile) -> RankCompile:
     )
 
 
-def _collectives(compile_: Compile) -> tuple[Collective, ...]:
+def collectives_in(compile_: Compile) -> tuple[Collective, ...]:
+    """The collectives of a compile, in the graphs that run (post-grad, else AOT, else Dynamo)."""
     for kinds in _COLLECTIVE_STAGES:
         graphs = [g for kind in kinds for g in compile_.graphs.get(kind, ())]
         if graphs:
