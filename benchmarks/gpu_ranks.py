@@ -174,8 +174,9 @@ def run_job(out: Path, job: str, args) -> dict:
     return {"returncode": done.returncode, "wall_s": wall}
 
 
-def trim(source: Path, target: Path) -> None:
-    """Keep the records named in KEEP (payloads unchanged, so their checksums hold)."""
+def trim(source: Path, target: Path, suffix: str = "gpu") -> None:
+    """Keep the records named in KEEP (payloads unchanged, so their checksums hold), gzipped as
+    `dedicated_log_torch_trace_rank_N_<suffix>.log.gz`."""
     import compilescope.trace.events as events
 
     target.mkdir(parents=True, exist_ok=True)
@@ -194,7 +195,7 @@ def trim(source: Path, target: Path) -> None:
             keep = name in KEEP
             if keep:
                 kept.append(line)
-        name = re.sub(r"rank_(\d+)_.*", r"rank_\1_gpu.log.gz", log.name)
+        name = re.sub(r"rank_(\d+)_.*", rf"rank_\1_{suffix}.log.gz", log.name)
         with gzip.open(target / name, "wt", encoding="utf-8") as handle:
             handle.write("\n".join(kept) + "\n")
 

@@ -205,3 +205,20 @@ def test_the_diff_of_two_ranks_names_their_collectives():
     assert not between.same and "collectives: all_reduce" in between.summary()
     same = job({0: [forward_text(0)], 1: [forward_text(1)]})
     assert not compilescope.diff(same.rank(0), same.rank(1)).collectives
+
+
+def test_recorded_ddp_job_split_collectives_and_recompile():
+    cap = load_trace(FIXTURES / "ranks_ddp")
+    assert cap.ranks == (0, 1) and not cap.skipped
+    (split,) = [c.ddp_split for c in cap.rank(0) if c.ddp_split is not None]
+    # Net in ddp_job.py: the 1 MiB middle layer fills a bucket of its own.
+    assert [p.name for p in split.parts] == ["submod_0", "submod_1"]
+    assert dict(split.parts[1].parameters)["mid.weight"] == "f32[512, 512]"
+    assert split.parts[1].parameter_bytes >= 512 * 512 * 4 and "bucket" in split.why
+    report = cap.compare_ranks(world_size=2)
+    ops = [c.op for compile_ in report.profiles[1] for c in compile_.collectives]
+    assert ops == ["all_reduce", "wait_tensor"]
+    (part,) = report.divergences
+    assert (part.ranks, part.compile_id, part.aspect) == ((1,), "0/1", "compile ids")
+    assert "expected 8, actual 12" in part.detail
+    assert "DDPOptimizer split the graph in 2: submod_0, submod_1" in cap.summary()
