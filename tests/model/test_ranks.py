@@ -222,3 +222,8 @@ def test_recorded_ddp_job_split_collectives_and_recompile():
     assert (part.ranks, part.compile_id, part.aspect) == ((1,), "0/1", "compile ids")
     assert "expected 8, actual 12" in part.detail
     assert "DDPOptimizer split the graph in 2: submod_0, submod_1" in cap.summary()
+
+
+def test_cli_on_a_one_process_log_has_nothing_to_compare():
+    out = run_cli("ranks", str(FIXTURES / "plain_function.log.gz"))
+    assert out.returncode == 0 and "nothing to compare" in out.stdout
