@@ -227,3 +227,23 @@ def test_recorded_ddp_job_split_collectives_and_recompile():
 def test_cli_on_a_one_process_log_has_nothing_to_compare():
     out = run_cli("ranks", str(FIXTURES / "plain_function.log.gz"))
     assert out.returncode == 0 and "nothing to compare" in out.stdout
+
+
+def test_fsdp2_traced_collectives_and_staging_ops():
+    text = """class GraphModule(torch.nn.Module):
+    def forward(self, primals_1: "bf16[128][1]cuda:0"):
+        copy_in = torch.ops.fsdp.all_gather_copy_in.default(primals_1, 128, 0, 2, 0)
+        getitem: "bf16[256][1]cuda:0" = copy_in[1]
+        gathered: "bf16[256][1]cuda:0" = torch.ops._c10d_functional.all_gather_into_tensor.default(getitem, 2, '1')
+        wait_tensor: "bf16[256][1]cuda:0" = torch.ops._c10d_functional.wait_tensor.default(gathered)
+        scattered: "f32[64][1]cuda:0" = torch.ops._c10d_functional.reduce_scatter_tensor.default(wait_tensor, 'avg', 2, '1')
+        return (scattered,)
+"""
+    found = collectives_of(graph("aot_forward_graph", text))
+    assert [c.op for c in found] == [
+        "fsdp.all_gather_copy_in",
+        "all_gather_into_tensor",
+        "wait_tensor",
+        "reduce_scatter_tensor",
+    ]
+    assert found[1].tensors == "bf16[256][1]cuda" and "'avg'" in found[3].args

@@ -12,10 +12,12 @@ from .graph import Graph
 # Collective ops as graphs print them: `torch.ops._c10d_functional.all_reduce.default`, the
 # older `c10d_functional`, the autograd-aware `_c10d_functional_autograd`, traced c10d
 # (`torch.ops.c10d.allreduce_`), and funcol's Python API when Dynamo keeps it as a call.
+# FSDP2's own staging ops (`torch.ops.fsdp.all_gather_copy_in`) are kept too, named `fsdp.*`:
+# with FSDP2 traced into the graph they show where its all-gathers are fed.
 _COLLECTIVE = re.compile(
-    r"(?:^|\.)(?:_?c10d_functional(?:_autograd)?|c10d|_functional_collectives)\.(\w+)"
+    r"(?:^|\.)(_?c10d_functional(?:_autograd)?|c10d|_functional_collectives|fsdp)\.(\w+)"
 )
-_COLLECTIVE_HINT = ("c10d", "_functional_collectives")
+_COLLECTIVE_HINT = ("c10d", "_functional_collectives", "ops.fsdp.")
 # Each rank has its own device (`cuda:0`, `cuda:1`): the index is not a difference.
 _DEVICE_INDEX = re.compile(r"\b(cuda|xpu|hpu|mps|npu|mtia):\d+")
 # The graphs a collective is looked for in, by what runs: Inductor's post-grad graphs, else
@@ -82,7 +84,8 @@ def collectives_of(graph: Graph) -> tuple[Collective, ...]:
         match = _COLLECTIVE.search(node.target)
         if match:
             tensors = without_device_index(", ".join(str(t) for t in node.tensors))
-            found.append(Collective(match.group(1), graph.kind, tensors, node.args_text, node.name))
+            op = match.group(2) if match.group(1) != "fsdp" else f"fsdp.{match.group(2)}"
+            found.append(Collective(op, graph.kind, tensors, node.args_text, node.name))
     return tuple(found)
 
 
