@@ -4,8 +4,9 @@
 
 Each rank captures itself live (`compilescope.capturing()`) and saves its capture to OUT/live;
 TORCH_TRACE writes each rank's log to OUT/trace. DDP buckets are made small, so Dynamo's
-DDPOptimizer splits the graph; a second compiled function all-reduces inside its graph. With
---diverge, rank 1 feeds its second step another batch size and recompiles.
+DDPOptimizer splits the graph; the same model under FSDP2 (`fully_shard`) is compiled too; a
+compiled function all-reduces inside its graph. With --diverge, rank 1 feeds its second DDP step
+another batch size and recompiles.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import compilescope
 import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as funcol
+from torch.distributed.fsdp import fully_shard
 from torch.nn.parallel import DistributedDataParallel
 
 
@@ -48,10 +50,16 @@ def main() -> None:
         return funcol.all_reduce(x * 2, "sum", dist.group.WORLD) / world
 
     synced = torch.compile(mean_over_ranks, backend="aot_eager", dynamic=False)
+    torch.manual_seed(0)
+    sharded = Net()
+    fully_shard(sharded.mid)  # FSDP2: the middle layer, then the rest, sharded over the ranks
+    fully_shard(sharded)
+    fsdp_step = torch.compile(sharded, backend="aot_eager", dynamic=False)
     with compilescope.capturing() as cap:
         for i in range(2):
             batch = 12 if diverge and rank == 1 and i == 1 else 8
             step(torch.randn(batch, 16)).sum().backward()
+        fsdp_step(torch.randn(8, 16)).sum().backward()
         total = synced(torch.full((4,), float(rank)))
     assert torch.allclose(total, torch.full((4,), float(sum(range(world)) * 2 / world)))
     compilescope.write_rank(cap, f"{out}/live")
