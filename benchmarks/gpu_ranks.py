@@ -8,7 +8,7 @@ TORCH_TRACE and with `compilescope.capturing()` inside every rank:
 - `agree`: every rank runs the same steps; the rank report must say the ranks agree.
 - `diverge`: rank 1 feeds its last DDP step a longer sequence and recompiles; the report must
   name rank 1 and the compile where it parts.
-Each job trains a small GPT-like model three ways: under DDP (2 MiB buckets, so Dynamo's
+Each job trains a small GPT-like model three ways: under DDP (4 MiB buckets, so Dynamo's
 DDPOptimizer splits the graph), under FSDP2 (`fully_shard` per block), and a row-parallel
 layer whose all-reduce (`funcol.all_reduce`) is inside the compiled graph.
 Writes to OUT: `gpu_ranks.md` and `gpu_ranks.json` (figures), `ranks_<job>.txt/.json` (the
@@ -125,10 +125,10 @@ def worker(out: Path, job: str, device_kind: str, backend: str) -> None:
         figures["gpu"] = torch.cuda.get_device_name(device)
     with compilescope.capturing() as cap:
         torch.manual_seed(0)
-        eager = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=2)
+        eager = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=4)
         figures["ddp_eager_step_s"] = timed_steps(eager, lambda i: tokens(0), STEPS)
         torch.manual_seed(0)
-        ddp = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=2)
+        ddp = DistributedDataParallel(build_model(torch).to(device), bucket_cap_mb=4)
         compiled = torch.compile(ddp, backend=backend)
         figures["ddp_compiled_step_s"] = timed_steps(compiled, tokens, STEPS)
 
@@ -168,10 +168,17 @@ def run_job(out: Path, job: str, args) -> dict:
     command += ["--nproc-per-node", "2", __file__, str(out), "--worker", job]
     command += ["--device", args.device, "--backend", args.backend]
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=args.job_timeout
+        )
+        code, text = done.returncode, done.stdout + "\n" + done.stderr
+    except subprocess.TimeoutExpired as expired:  # keep what the ranks logged until then
+        code = "timeout"
+        text = f"{expired.stdout or ''}\n{expired.stderr or ''}"
     wall = time.perf_counter() - start
-    (out / f"torchrun_{job}.log").write_text(done.stdout + "\n" + done.stderr)
-    return {"returncode": done.returncode, "wall_s": wall}
+    (out / f"torchrun_{job}.log").write_text(text if isinstance(text, str) else str(text))
+    return {"returncode": code, "wall_s": wall}
 
 
 def trim(source: Path, target: Path, suffix: str = "gpu") -> None:
@@ -216,7 +223,10 @@ def summarize(out: Path, job: str, run: dict) -> dict:
         capture_output=True,
         text=True,
     )
-    live = compilescope.merge_ranks(out / f"live_{job}")
+    try:
+        live = compilescope.merge_ranks(out / f"live_{job}")
+    except (OSError, ValueError):  # the job stopped before its ranks saved their captures
+        live = None
     trim(trace, out / f"trimmed_{job}")
     splits = {
         str(c.id): [str(p) for p in c.ddp_split.parts] for c in cap if c.ddp_split is not None
@@ -241,8 +251,8 @@ def summarize(out: Path, job: str, run: dict) -> dict:
         "cli_exit": cli.returncode,
         "divergences": [str(d) for d in report.divergences],
         "aspects": {a: [list(g) for g in gs] for a, gs in report.aspect_groups.items()},
-        "live_matches_log": live.compile_ids == cap.compile_ids,
-        "live_world_size": live.world_size,
+        "live_matches_log": live is not None and live.compile_ids == cap.compile_ids,
+        "live_world_size": live.world_size if live is not None else None,
         "ddp_splits": splits,
         "collectives": collectives,
         "ranks": ranks,
@@ -262,16 +272,18 @@ def markdown(results: dict, args) -> str:
     import torch
 
     lines = [f"## Ranks on GPUs ({time.strftime('%Y-%m-%d')})", ""]
-    first = results["agree"]["ranks"].get(0, {})
+    first = next(iter(results.values()), {}).get("ranks", {}).get(0, {})
     lines.append(
         f"Machine: {first.get('gpu', args.device)} x2, torch {torch.__version__}, "
         f"Python {platform.python_version()}, backend {args.backend}, "
         f"{'NCCL' if args.device == 'cuda' else 'gloo'}."
     )
     lines.append(f"Command: `python benchmarks/gpu_ranks.py $OUT/ranks` ({STEPS} steps a model).")
-    for job in JOBS:
-        r = results[job]
+    for job, r in results.items():
         lines += ["", f"### Job `{job}`", ""]
+        if "error" in r:
+            lines.append(f"- torchrun exit {r['returncode']}, {r['wall_s']:.1f} s: {r['error']}")
+            continue
         lines.append(
             f"- torchrun exit {r['returncode']}, {r['wall_s']:.1f} s; logs {r['log_mb']:.1f} MB, "
             f"load_trace {r['load_trace_s']:.2f} s; `compilescope ranks` exit {r['cli_exit']}"
@@ -298,21 +310,30 @@ def main() -> None:
     parser.add_argument("--worker", choices=JOBS)
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     parser.add_argument("--backend", default="inductor")
+    parser.add_argument("--jobs", nargs="+", choices=JOBS, default=list(JOBS))
+    parser.add_argument("--job-timeout", type=float, default=270, help="seconds per torchrun")
     args = parser.parse_args()
     out = Path(args.out)
     if args.worker:
         worker(out, args.worker, args.device, args.backend)
         return
     out.mkdir(parents=True, exist_ok=True)
-    results = {job: summarize(out, job, run_job(out, job, args)) for job in JOBS}
-    (out / "gpu_ranks.json").write_text(json.dumps(results, indent=1))
+    results = {}
+    for job in args.jobs:
+        run = run_job(out, job, args)
+        try:
+            results[job] = summarize(out, job, run)
+        except Exception as error:  # a job that failed early: say so, keep the other's figures
+            results[job] = {**run, "error": f"{type(error).__name__}: {error}"}
+        # Written after each job, so a run cut short still leaves the first job's figures.
+        (out / "gpu_ranks.json").write_text(json.dumps(results, indent=1, default=str))
     text = markdown(results, args)
     (out / "gpu_ranks.md").write_text(text)
     print(text)
-    ok = (
-        results["agree"]["cli_exit"] == 0
-        and results["diverge"]["cli_exit"] == 1
-        and all(r["returncode"] == 0 for r in results.values())
+    expected = {"agree": 0, "diverge": 1}
+    ok = all(
+        r.get("returncode") == 0 and r.get("cli_exit") == expected[job]
+        for job, r in results.items()
     )
     sys.exit(0 if ok else 1)
 
