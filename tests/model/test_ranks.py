@@ -218,6 +218,8 @@ def test_recorded_ddp_job_split_collectives_and_recompile():
     report = cap.compare_ranks(world_size=2)
     ops = [c.op for compile_ in report.profiles[1] for c in compile_.collectives]
     assert ops == ["all_reduce", "wait_tensor"]
+    assert "6/0 (aot_inference_graph): all_reduce(mul, 'sum', '0') -> f32[4][1]cpu" in str(report)
+    assert "collectives of rank 0, in graph order" in report._repr_html_()
     (part,) = report.divergences
     assert (part.ranks, part.compile_id, part.aspect) == ((1,), "0/1", "compile ids")
     assert "expected 8, actual 12" in part.detail

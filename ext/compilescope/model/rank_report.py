@@ -88,6 +88,10 @@ class RankReport:
             lines.append(f"DIVERGED: the ranks fall into {len(self.groups)} groups")
         for group in self.groups:
             lines.append(f"  {ranks_text(group):<14} {profile_line(self.profiles[group[0]])}")
+        schedule = collective_lines(self.profiles[self.groups[0][0]]) if self.groups else []
+        if schedule:
+            lines.append(f"collectives of {ranks_text(self.groups[0])}, in graph order:")
+            lines += [f"  {line}" for line in schedule]
         lines.append("by aspect:")
         for aspect, label in ASPECTS:
             groups = self.aspect_groups.get(aspect, ())
@@ -145,6 +149,17 @@ class RankReport:
         from ..views.ranks_html import ranks_html  # views depend on the model, not back
 
         return ranks_html(self)
+
+
+def collective_lines(compiles: tuple[RankCompile, ...], limit: int = 8) -> list[str]:
+    """One line per compile that has collectives: `0/0 (aot_forward_graph): all_reduce(...)`."""
+    lines = []
+    for c in compiles:
+        if c.collectives:
+            shown = ", ".join(str(x) for x in c.collectives[:limit])
+            more = f", ... {len(c.collectives) - limit} more" if len(c.collectives) > limit else ""
+            lines.append(f"{c.compile_id} ({c.collectives[0].graph}): {shown}{more}")
+    return lines
 
 
 def profile_line(compiles: tuple[RankCompile, ...]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..model.rank_report import RankReport, profile_line, ranks_text
+from ..model.rank_report import RankReport, collective_lines, profile_line, ranks_text
 from ..model.ranks import ASPECTS
 
 _STYLE = (
@@ -38,6 +38,14 @@ def ranks_html(report: RankReport) -> str:
         for g in report.groups
     )
     parts.append(f"<table><tr><th>group</th><th>what it compiled</th></tr>{rows}</table>")
+    for group in report.groups:
+        schedule = collective_lines(report.profiles[group[0]], limit=50)
+        if schedule:
+            items = "".join(f"<li><code>{escape(line)}</code></li>" for line in schedule)
+            parts.append(
+                f"<details><summary>collectives of {escape(ranks_text(group))}, in graph order"
+                f"</summary><ul>{items}</ul></details>"
+            )
     rows = ""
     for aspect, label in ASPECTS:
         groups = report.aspect_groups.get(aspect, ())
