@@ -223,7 +223,10 @@ def test_recorded_ddp_job_split_collectives_and_recompile():
     (part,) = report.divergences
     assert (part.ranks, part.compile_id, part.aspect) == ((1,), "0/1", "compile ids")
     assert "expected 8, actual 12" in part.detail
-    assert "DDPOptimizer split the graph in 2: submod_0, submod_1" in cap.summary()
+    assert (
+        "DDPOptimizer split the graph in 2 at DDP's gradient-bucket boundaries: submod_0 (2 parameters, 34.0 KiB), submod_1 (4 parameters, 1.0 MiB)"
+        in cap.summary()
+    )
 
 
 def test_cli_on_a_one_process_log_has_nothing_to_compare():
