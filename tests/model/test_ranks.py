@@ -71,10 +71,18 @@ def test_collectives_in_graph_order_with_shapes_both_namespaces():
     assert collectives_of(graph("aot_forward_graph", "def forward(self, x):\n    return x")) == ()
 
 
-def test_a_graph_hashes_the_same_on_every_device():
+def test_a_graph_hashes_the_same_on_every_device_and_node():
     a = graph("aot_forward_graph", forward_text(0))
     b = graph("aot_forward_graph", forward_text(3))
     assert graph_hash(a) == graph_hash(b)
+    line = "        # File: {}model.py:7 in forward, code: y = x * 2\n"
+    here, there = (
+        graph("aot_forward_graph", forward_text(0).replace("        mul", line.format(d) + "        mul"))
+        for d in ("/home/a/job/", "/scratch/node7/job/")
+    )  # fmt: skip
+    assert graph_hash(here) == graph_hash(there) != graph_hash(a)
+    other_line = graph("aot_forward_graph", here.text.replace("model.py:7", "model.py:8"))
+    assert graph_hash(other_line) != graph_hash(here)
     assert graph_hash(a) != graph_hash(graph("aot_forward_graph", forward_text(0, ALL_GATHER)))
 
 

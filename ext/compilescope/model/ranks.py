@@ -53,9 +53,15 @@ def without_device_index(text: str) -> str:
     return _DEVICE_INDEX.sub(r"\1", text)
 
 
+# `# File: /home/node7/job/model.py:12 in forward`: nodes of one job may run the same code from
+# different folders; the file's name and line are what must match.
+_FILE_DIR = re.compile(r"(# File: )[^\n]*?([^/\\\n]+:\d+)")
+
+
 def graph_hash(graph: Graph) -> str:
-    """A short hash of a graph's text, the same on every rank for the same graph."""
-    text = without_device_index(graph.text).encode("utf-8", "replace")
+    """A short hash of a graph's text, the same on every rank for the same graph (device
+    indices and the folders of source files left out)."""
+    text = _FILE_DIR.sub(r"\1\2", without_device_index(graph.text)).encode("utf-8", "replace")
     return hashlib.sha1(text, usedforsecurity=False).hexdigest()[:12]
 
 
