@@ -195,14 +195,19 @@ def test_write_rank_and_merge_ranks_round_trip(tmp_path):
 def test_object_ids_in_recompile_reasons_are_not_a_difference():
     forwards = {r: [forward_text(r), forward_text(r)] for r in range(2)}
     cap = job(forwards)
-    reasons = {0: "4/0: ___check_type_id(self, 94654559507600)", 1: "4/0: ___check_type_id(self, 94867233363472)"}  # fmt: skip
+    reasons = {
+        0: "4/0: ___check_type_id(self, 94654559507600)  # /home/a/job/train.py:35 in forward",
+        1: "4/0: ___check_type_id(self, 94867233363472)  # /scratch/n7/job/train.py:35 in forward",
+    }
     compiles = tuple(
         replace(c, recompile_reasons=(reasons[c.id.rank],)) if c.id.frame_compile_id else c
         for c in cap
     )
     report = compare_ranks(replace(cap, compiles=compiles))
     assert not report.diverged, report.summary()
-    assert report.profiles[1][1].recompile_reasons == ("4/0: ___check_type_id(self, <id>)",)
+    assert report.profiles[1][1].recompile_reasons == (
+        "4/0: ___check_type_id(self, <id>)  # train.py:35 in forward",
+    )
 
 
 def test_the_diff_of_two_ranks_names_their_collectives():

@@ -43,9 +43,14 @@ COMPARED_GRAPHS = (
 _OBJECT_ID = re.compile(r"\b\d{9,}\b")
 
 
+# `/scratch/node7/job/model.py` -> `model.py`: the folder a rank runs from is not a difference.
+_PY_DIRS = re.compile(r"(?:[\w.~-]*[/\\])+([\w.-]+\.py)\b")
+
+
 def without_process_ids(text: str) -> str:
-    """A guard or reason with object ids and device indices blanked: the same on every rank."""
-    return without_device_index(_OBJECT_ID.sub("<id>", text))
+    """A guard or reason with object ids, device indices and source folders left out: what is
+    the same on every rank that does the same."""
+    return _PY_DIRS.sub(r"\1", without_device_index(_OBJECT_ID.sub("<id>", text)))
 
 
 def without_device_index(text: str) -> str:
