@@ -6,7 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from .compile import Compile, short_path
+from .compile import Compile
 from .graph import Graph
 
 # Collective ops as graphs print them: `torch.ops._c10d_functional.all_reduce.default`, the
@@ -130,8 +130,10 @@ def rank_compile(compile_: Compile) -> RankCompile:
         )
     breaks = []
     for brk in compile_.graph_breaks:
-        where = f"{short_path(brk.location.file)}:{brk.location.line}: " if brk.location else ""
-        breaks.append(where + without_process_ids(brk.reason.splitlines()[0] if brk.reason else ""))
+        where = f"{brk.location.file}:{brk.location.line}: " if brk.location else ""
+        breaks.append(
+            without_process_ids(where + (brk.reason.splitlines()[0] if brk.reason else ""))
+        )
     hashes = tuple(
         (kind, graph_hash(g)) for kind in COMPARED_GRAPHS for g in compile_.graphs.get(kind, ())
     )
