@@ -13,8 +13,9 @@ DDPOptimizer splits the graph), under FSDP2 (`fully_shard` per block), and a row
 layer whose all-reduce (`funcol.all_reduce`) is inside the compiled graph.
 Writes to OUT: `gpu_ranks.md` and `gpu_ranks.json` (figures), `ranks_<job>.txt/.json` (the
 rank report), `torchrun_<job>.log`, and per job a trimmed TORCH_TRACE log per rank
-(`trimmed_<job>/*.log.gz`: graphs, compile ids, reasons and metrics; no chromium events) to
-commit as fixtures. No network needed.
+(`trimmed_<job>/*.log.gz`: graphs, compile ids, reasons, metrics and output code; no chromium
+events) to commit as fixtures. The whole logs and live captures go to a temporary folder
+(`--keep-raw`: OUT/raw). No network needed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -158,14 +160,14 @@ def worker(out: Path, job: str, device_kind: str, backend: str) -> None:
 
 
 # --- the driver: both jobs, then the reports ----------------------------------------------
-def run_job(out: Path, job: str, args) -> dict:
+def run_job(out: Path, raw: Path, job: str, args) -> dict:
     env = {
         **os.environ,
-        "TORCH_TRACE": str(out / f"trace_{job}"),
+        "TORCH_TRACE": str(raw / f"trace_{job}"),
         "PYTHONPATH": os.pathsep.join([str(ROOT / "ext"), os.environ.get("PYTHONPATH", "")]),
     }
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
-    command += ["--nproc-per-node", "2", __file__, str(out), "--worker", job]
+    command += ["--nproc-per-node", "2", __file__, str(raw), "--worker", job]
     command += ["--device", args.device, "--backend", args.backend]
     start = time.perf_counter()
     try:
@@ -207,10 +209,10 @@ def trim(source: Path, target: Path, suffix: str = "gpu") -> None:
             handle.write("\n".join(kept) + "\n")
 
 
-def summarize(out: Path, job: str, run: dict) -> dict:
+def summarize(out: Path, raw: Path, job: str, run: dict) -> dict:
     import compilescope
 
-    trace = out / f"trace_{job}"
+    trace = raw / f"trace_{job}"
     start = time.perf_counter()
     cap = compilescope.load_trace(trace)
     load_s = time.perf_counter() - start
@@ -224,7 +226,7 @@ def summarize(out: Path, job: str, run: dict) -> dict:
         text=True,
     )
     try:
-        live = compilescope.merge_ranks(out / f"live_{job}")
+        live = compilescope.merge_ranks(raw / f"live_{job}")
     except (OSError, ValueError):  # the job stopped before its ranks saved their captures
         live = None
     trim(trace, out / f"trimmed_{job}")
@@ -239,7 +241,7 @@ def summarize(out: Path, job: str, run: dict) -> dict:
     }
     ranks = {}
     for rank in (0, 1):
-        path = out / f"figures_{job}_rank{rank}.json"
+        path = raw / f"figures_{job}_rank{rank}.json"
         ranks[rank] = json.loads(path.read_text()) if path.exists() else {}
     log_bytes = sum(p.stat().st_size for p in trace.glob("*.log"))
     return {
@@ -312,17 +314,22 @@ def main() -> None:
     parser.add_argument("--backend", default="inductor")
     parser.add_argument("--jobs", nargs="+", choices=JOBS, default=list(JOBS))
     parser.add_argument("--job-timeout", type=float, default=270, help="seconds per torchrun")
+    parser.add_argument("--keep-raw", action="store_true", help="keep whole logs in OUT/raw")
     args = parser.parse_args()
     out = Path(args.out)
     if args.worker:
         worker(out, args.worker, args.device, args.backend)
         return
     out.mkdir(parents=True, exist_ok=True)
+    # Whole logs and live captures stay out of OUT (tens of MB): OUT gets figures, reports and
+    # the trimmed logs; --keep-raw keeps the rest in OUT/raw.
+    raw = out / "raw" if args.keep_raw else Path(tempfile.mkdtemp(prefix="gpu_ranks_"))
+    raw.mkdir(parents=True, exist_ok=True)
     results = {}
     for job in args.jobs:
-        run = run_job(out, job, args)
+        run = run_job(out, raw, job, args)
         try:
-            results[job] = summarize(out, job, run)
+            results[job] = summarize(out, raw, job, run)
         except Exception as error:  # a job that failed early: say so, keep the other's figures
             results[job] = {**run, "error": f"{type(error).__name__}: {error}"}
         # Written after each job, so a run cut short still leaves the first job's figures.
