@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from .model.capture import Capture, Skipped
 from .model.compile_id import CompileId
+from .model.merge import merge_ranks, write_rank
 from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
 from .model.serialize import FormatError
 from .trace.reader import TraceError, load_trace
@@ -53,13 +54,16 @@ __all__ = [
     "TraceError",
     "capture",
     "capturing",
+    "compare_ranks",
     "diff",
     "explore",
     "figures",
     "last",
     "load_trace",
+    "merge_ranks",
     "show",
     "tables",
+    "write_rank",
 ]
 
 
@@ -94,6 +98,8 @@ def show(capture: Capture, before: Capture | None = None) -> None:
     from .views.result_view import result_view
 
     display(result_view(capture, before))
+    if len(capture.ranks) > 1:
+        display(capture.compare_ranks())  # a RankReport renders as HTML
 
 
 def explore(graph, title: str = ""):
@@ -122,6 +128,12 @@ def _as_capture(value: object, caller: str, argument: str) -> Capture:
         f" (from capture(), capturing(), load_trace() or %%compile_fx --out),"
         f" not {type(value).__name__}"
     )
+
+
+def compare_ranks(capture: Capture, world_size: int | None = None):
+    """The ranks of a distributed job grouped by what they compiled, and where each group
+    parts from the others (`python -m compilescope ranks LOGDIR` prints the same)."""
+    return _as_capture(capture, "compare_ranks", "capture").compare_ranks(world_size)
 
 
 def diff(before: Capture, after: Capture):

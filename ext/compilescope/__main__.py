@@ -1,8 +1,9 @@
-"""Command line: `python -m compilescope demo` or `python -m compilescope summary LOG`."""
+"""Command line: `python -m compilescope demo`, `summary LOG` or `ranks LOGDIR`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 
@@ -38,6 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     summary = commands.add_parser("summary", help="summarize a TORCH_TRACE file or folder")
     summary.add_argument("path")
     summary.add_argument("--json", metavar="OUT", help="also write the capture as JSON to OUT")
+    ranks = commands.add_parser(
+        "ranks",
+        help="compare the ranks of a distributed job's TORCH_TRACE logs; "
+        "exits 1 when they diverge, 0 when they agree",
+    )
+    ranks.add_argument("path")
+    ranks.add_argument("--world-size", type=int, help="ranks the job had (a missing log diverges)")
+    ranks.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
     args = parser.parse_args(argv)
     if args.command == "demo":
         return _demo()
@@ -48,6 +57,13 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"compilescope: {error}", file=sys.stderr)
         return 2
+    if args.command == "ranks":
+        report = cap.compare_ranks(args.world_size)
+        print(report)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                json.dump(report.to_dict(), handle, indent=1)
+        return 1 if report.diverged else 0
     print(cap)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

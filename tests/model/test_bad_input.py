@@ -43,6 +43,22 @@ def test_garbage_lines_are_counted(tmp_path):
     assert "skipped 3 unreadable log entries" in cap.summary()
 
 
+def test_deeply_nested_record_is_skipped_with_a_reason(tmp_path):
+    # json's decoder recurses once per level: 100,000 levels used to raise RecursionError.
+    deep = "V1122 05:35:21.786000 1 x.py:1] " + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n"
+    deep_payload = (
+        'V1122 05:35:21.786000 1 x.py:1] {"artifact": {"name": "x", "encoding": "json"}, '
+        '"frame_id": 0, "frame_compile_id": 0, "attempt": 0}\n\t' + "[" * 100_000 + "\n"
+    )
+    lines = plain_lines("plain_function")
+    (tmp_path / "deep.log").write_text(deep + "".join(lines) + deep_payload)
+    cap = load_trace(tmp_path / "deep.log")
+    assert cap.compile_ids == load_trace(FIXTURES / "plain_function.log.gz").compile_ids
+    assert {s.reason: (s.count, s.first_line) for s in cap.skipped} == {
+        "record nested too deep to read": (1, 1)
+    }
+
+
 def test_events_of_a_newer_torch_load(tmp_path):
     lines = plain_lines("plain_function")
     future = (

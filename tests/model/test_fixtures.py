@@ -92,6 +92,15 @@ def test_inference_has_no_backward(loaded):
     assert [o.role for o in c.output_code] == ["inference"]
 
 
+def test_joint_graph_passes_are_kept(loaded):
+    # Inductor logs the inference graph before and after its joint-graph passes.
+    c = loaded("inference")["0/0"]
+    before, after = c.graph("before_joint_graph"), c.graph("after_joint_graph")
+    assert before is not None and after is not None
+    assert before.op_count > 0 and after.op_count > 0
+    assert not loaded("module_backward")["0/0"].graphs.get("before_joint_graph")
+
+
 def test_compiled_autograd_graph(loaded):
     cap = loaded("compiled_autograd")
     ca = [c for c in cap if c.id.compiled_autograd_id is not None]

@@ -66,3 +66,28 @@ def test_symbolic_dims_with_commas():
 def test_not_a_graph_gives_no_nodes():
     assert parse_graph_nodes("this is not python (") == []
     assert parse_graph_nodes("x = 1\n") == []
+
+
+def test_the_line_reader_gives_the_nodes_the_whole_text_parse_gives(monkeypatch):
+    """parse_graph_nodes reads print_readable line by line (fast_statement.py) for speed; on
+    every recorded graph it must give exactly the nodes of the ast of the whole text."""
+    import gzip
+    from pathlib import Path
+
+    from compilescope import Capture, load_trace
+    from compilescope.trace import graph_text
+    from conftest import FIXTURES, PARSER_FIXTURES
+
+    captures = [load_trace(FIXTURES / f"{name}.log.gz") for name in PARSER_FIXTURES]
+    captures.append(load_trace(FIXTURES / "ranks"))
+    gpu = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_captures"
+    captures += [Capture.from_json(gzip.decompress(p.read_bytes())) for p in gpu.glob("*.gz")]
+    texts = {g.text for cap in captures for c in cap for gs in c.graphs.values() for g in gs}
+    texts |= {DYNAMO, AOT}
+    fast = {text: parse_graph_nodes(text) for text in texts}
+    read_by_lines = sum(graph_text._parse_by_lines(text) is not None for text in texts)
+    monkeypatch.setattr(graph_text, "fast_node", lambda *args: None)
+    slow = {text: graph_text._parse_with_ast(text) for text in texts}
+    differing = [t[:200] for t in texts if fast[t] != slow[t]]
+    assert not differing, differing[:3]
+    assert sum(len(n) for n in fast.values()) > 5_000 and read_by_lines >= len(texts) - 2

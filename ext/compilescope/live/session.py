@@ -14,6 +14,7 @@ from ..model.capture import Capture
 from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge, torch_partitioners, torch_words
+from .distributed import rank_and_world_size
 from .measure import RecordedGraph, input_layout, kernel_profile_settings, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
@@ -103,12 +104,18 @@ class CaptureSession:
     def _build(self, partial: str) -> Capture:
         builder = CaptureBuilder(strings=self._strings, cell_resolver=self._cell_resolver)
         builder.torch_version = torch_bridge.torch_version()
+        rank, world_size = rank_and_world_size()
         for metadata, payload in self._records:
             event = event_from_record(metadata, payload)
             if event is not None:
+                # torch leaves the rank out of some records (suppress_context): the same
+                # compile id must not come out twice, once with and once without it.
+                event.rank = rank
                 builder.add(event)
         self._records = []  # the capture holds what matters; drop the raw records
         capture = replace(builder.build(source="live"), partial=partial)
+        if rank is not None:  # torch puts the rank in each record; the world size it does not
+            capture = replace(capture, ranks=(rank,), world_size=world_size)
         sources, cells = self._cell_sources(capture)
         capture = replace(capture, sources=sources, cells=cells)
         capture = with_autotune_choices(with_triton_ir(capture, self._started))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import serialize
 from .compile import Compile, GraphBreak
@@ -48,6 +48,7 @@ class Capture:
     sources: dict[str, str] = field(default_factory=dict)  # notebook cell file -> its code
     cells: dict[str, int] = field(default_factory=dict)  # notebook cell file -> its number
     messages: tuple[TorchMessage, ...] = ()  # what torch said (warnings, log lines) meanwhile
+    world_size: int | None = None  # processes in the distributed job, when known
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:
@@ -64,6 +65,9 @@ class Capture:
         for compile_ in self.compiles:
             if compile_.id == wanted:
                 return compile_
+        if wanted.rank is None and len(self.ranks) == 1:
+            # One rank's capture (live, in a torchrun job): `cap["0/0"]` means its `rank1:0/0`.
+            return self[replace(wanted, rank=self.ranks[0])]
         known = ", ".join(str(c.id) for c in self.compiles) or "none"
         raise KeyError(f"no compile {str(wanted)!r} in this capture (compile ids: {known})")
 
@@ -83,10 +87,18 @@ class Capture:
             self.torch_version,
             self.source,
             (rank,),
-            self.skipped,
+            world_size=self.world_size,
+            skipped=self.skipped,
             sources=self.sources,
             cells=self.cells,
         )
+
+    def compare_ranks(self, world_size: int | None = None):
+        """The ranks grouped by what they compiled, and where each group parts from the others
+        (a RankReport: print it, or show it in a notebook)."""
+        from .rank_report import compare_ranks
+
+        return compare_ranks(self, world_size)
 
     # --- JSON --------------------------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -26,12 +26,20 @@ GRAPH_KINDS = (
     "after_pre_grad_graph",
     "inductor_pre_grad_graph",
     "aot_joint_graph",
+    # Inductor logs these around its joint-graph passes for an inference graph
+    # (torch/_inductor/compile_fx.py), e.g. a recompile in eval mode, compiled autograd.
+    "before_joint_graph",
+    "after_joint_graph",
     "aot_forward_graph",
     "aot_backward_graph",
     "aot_inference_graph",
     "before_post_grad_graph",
     "inductor_post_grad_graph",
     "compiled_autograd_graph",
+    # Dynamo's DDPOptimizer (torch/_dynamo/backends/distributed.py) splits a DDP module's graph
+    # at gradient-bucket boundaries: the split graph, then one graph per submodule.
+    "optimize_ddp_split_graph",
+    "optimize_ddp_split_child",
 )
 # torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
 KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
@@ -258,6 +266,13 @@ class Compile:
         if not self.graphs and not self.output_code:
             return "empty"
         return "ok"
+
+    @property
+    def ddp_split(self):
+        """How Dynamo's DDPOptimizer split this compile's graph (a DdpSplit), or None."""
+        from .ddp import ddp_split
+
+        return ddp_split(self)
 
     @property
     def compile_time_s(self) -> float | None:

@@ -11,6 +11,9 @@ _PATTERN = re.compile(
 )
 
 
+_FROM_METADATA: dict[tuple, CompileId] = {}
+
+
 @dataclass(frozen=True, order=True)
 class CompileId:
     """torch's CompileId plus the rank that logged it; None where torch gave nothing."""
@@ -59,6 +62,26 @@ class CompileId:
     @classmethod
     def from_metadata(cls, metadata: dict, rank: int | None = None) -> CompileId:
         """The id of one structured-trace record (its `frame_id`, `attempt`, ... fields)."""
+        get = metadata.get
+        key = (
+            get("rank"), get("compiled_autograd_id"), get("frame_id"),
+            get("frame_compile_id"), get("attempt"), rank,
+        )  # fmt: skip
+        try:
+            # A log has tens of thousands of records and a few hundred ids: make each once.
+            return _FROM_METADATA[key]
+        except (KeyError, TypeError):  # TypeError: an unhashable value in a malformed record
+            pass
+        made = cls._from_metadata(metadata, rank)
+        if len(_FROM_METADATA) < 100_000:
+            try:
+                _FROM_METADATA[key] = made
+            except TypeError:
+                pass
+        return made
+
+    @classmethod
+    def _from_metadata(cls, metadata: dict, rank: int | None) -> CompileId:
 
         def opt_int(key: str) -> int | None:
             value = metadata.get(key)

@@ -73,6 +73,9 @@ class CaptureDiff:
     times: tuple[tuple[str, float | None, float | None], ...]  # id, before s, after s
     # Compiled graph's median run time (from timings, when both captures measured it).
     runtimes: tuple[tuple[str, float | None, float | None], ...] = ()
+    # Compile id, collectives before, after: where the graphs' collectives differ (two ranks
+    # of one job that would not meet at the same all-reduce).
+    collectives: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     @property
     def same(self) -> bool:
@@ -83,6 +86,7 @@ class CaptureDiff:
             or self.breaks_removed
             or any(g.added or g.removed or g.changed for g in self.graphs)
             or self.kernels
+            or self.collectives
         )
 
     def summary(self) -> str:
@@ -107,6 +111,10 @@ class CaptureDiff:
                 )
         for k in self.kernels:
             lines.append(f"  {k.compile_id} kernel {k.change}: {k.name}")
+        for cid, a, b in self.collectives:
+            lines.append(
+                f"  {cid} collectives: {', '.join(a) or 'none'} -> {', '.join(b) or 'none'}"
+            )
         for cid, a, b in self.times:
             if a is not None and b is not None:
                 lines.append(f"  {cid} compile time {a:.2f} s -> {b:.2f} s")
@@ -139,7 +147,9 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     a, b = _by_match_key(before), _by_match_key(after)
     breaks_a = [k for c in a.values() for k in _break_key(_label(c), c)]
     breaks_b = [k for c in b.values() for k in _break_key(_label(c), c)]
-    graphs, kernels, times, runtimes = [], [], [], []
+    from .ranks import collectives_in
+
+    graphs, kernels, times, runtimes, collectives = [], [], [], [], []
     for key in [k for k in a if k in b]:
         ca, cb = a[key], b[key]
         cid = _label(ca) if _label(ca) == _label(cb) else f"{_label(ca)}->{_label(cb)}"
@@ -148,6 +158,9 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
         kernels.extend(_kernel_changes(cid, ca, cb))
         times.append((cid, ca.compile_time_s, cb.compile_time_s))
         runtimes.append((cid, _compiled_median(before, ca), _compiled_median(after, cb)))
+        ops_a, ops_b = collectives_in(ca), collectives_in(cb)
+        if ops_a != ops_b:
+            collectives.append((cid, tuple(map(str, ops_a)), tuple(map(str, ops_b))))
     # Graph breaks are compared by user line and reason, whatever compile id they landed in.
     breaks_a = [k.split(" at ", 1)[1] for k in breaks_a]
     breaks_b = [k.split(" at ", 1)[1] for k in breaks_b]
@@ -160,6 +173,7 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
         kernels=tuple(kernels),
         times=tuple(times),
         runtimes=tuple(r for r in runtimes if r[1] is not None or r[2] is not None),
+        collectives=tuple(collectives),
     )
 
 

@@ -9,6 +9,7 @@ from functools import cache
 
 from .compile_id import CompileId
 from .graph import Graph, Node, TensorMeta
+from .lazy import LazyTuple
 
 FORMAT = "compilescope.capture"
 VERSION = 1
@@ -41,7 +42,7 @@ def encode(value: object) -> object:
             if item != _default(type(value), f.name):  # keep files small: omit defaults
                 out[f.name] = encode(item)
         return out
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, (tuple, list, LazyTuple)):
         return [encode(v) for v in value]
     if isinstance(value, dict):
         return {str(k): encode(v) for k, v in value.items()}

@@ -74,6 +74,17 @@ def summarize(capture: Capture) -> str:
             if loc and brk.cell is not None:
                 at = f" at cell [{brk.cell}] line {loc.line}"
             lines.append(f"{'':10}graph break{at}: {brk.reason.splitlines()[0][:100]}")
+        split = c.ddp_split
+        if split is not None:
+            parts = ", ".join(
+                f"{p.name} ({len(p.parameters)} parameters, "
+                f"{human_bytes(p.parameter_bytes) if p.parameter_bytes is not None else '?'})"
+                for p in split.parts
+            )
+            lines.append(
+                f"{'':10}DDPOptimizer split the graph in {len(split.parts)} at DDP's "
+                f"gradient-bucket boundaries: {parts}"
+            )
         for reason in c.recompile_reasons:
             lines.append(f"{'':10}recompiled: {reason.splitlines()[0][:100]}")
         if c.failure:

@@ -23,7 +23,7 @@ from ..model.graph import Graph, SourceLoc
 from ..model.kernel import OutputCode
 from .events import Event, SkipCounter
 from .graph_text import parse_graph_nodes
-from .output_code import split_output_code, with_provenance
+from .output_code import lazy_output_code
 
 # `<ipython-input-12-0a1b2c>`: IPython's name for the code of cell 12.
 _IPYTHON_CELL = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
@@ -56,6 +56,7 @@ class _Draft:
     shape_guards: list = field(default_factory=list)
     stage_times: list = field(default_factory=list)
     open_stages: dict = field(default_factory=dict)
+    open_count: int = 0  # stages begun and not yet ended, over all of open_stages
     cache_events: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
     backward_metrics: dict = field(default_factory=dict)
@@ -100,6 +101,7 @@ class CaptureBuilder:
         self.ranks: set[int] = set()
         self.global_artifacts: list[str] = []
         self.skips = SkipCounter()
+        self._chromium_ids: dict[tuple[str, int | None], CompileId | None] = {}
 
     # --- entry point ---------------------------------------------------------------------------
     def add(self, event: Event) -> None:
@@ -173,24 +175,23 @@ class CaptureBuilder:
 
     def _graph(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
-        body = {k: v for k, v in event.body.items() if k != "name"}
+        # An artifact's "name" is the graph kind; a DDP split child's is its submodule's.
+        body = {k: v for k, v in event.body.items() if not (k == "name" and v == event.name)}
         graph = Graph(event.name, text, load_nodes=partial(parse_graph_nodes, text), metadata=body)
         draft.graphs.setdefault(event.name, []).append(graph)
 
     def _output_code(self, draft: _Draft, event: Event) -> None:
         path = str(event.body.get("filename") or event.body.get("file_path") or "")
-        draft.output_code.append(split_output_code(event.payload or "", path))
+        draft.output_code.append(lazy_output_code(event.payload or "", path))
         draft.provenance = {}
 
     def _provenance(self, draft: _Draft, event: Event) -> None:
+        # Inductor logs provenance after the output code it describes.
         if not draft.output_code:
             return
-        draft.provenance[event.name] = event.json_payload()
-        draft.output_code[-1] = with_provenance(
-            draft.output_code[-1],
-            draft.provenance.get("inductor_provenance_tracking_node_mappings"),
-            draft.provenance.get("inductor_provenance_tracking_kernel_stack_traces"),
-        )
+        draft.provenance[event.name] = event.payload
+        last = draft.output_code[-1]
+        draft.output_code[-1] = lazy_output_code(last.text, last.path, draft.provenance)
 
     def _graph_break(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
@@ -264,12 +265,21 @@ class CaptureBuilder:
         if not isinstance(payload, dict):
             return
         args = payload.get("args") or {}
-        if "compile_id" in args and isinstance(args["compile_id"], str):
-            try:
-                cid = CompileId.parse(args["compile_id"])
-                cid = CompileId(event.rank if cid.rank is None else cid.rank, *_id_fields(cid))
-            except ValueError:
-                pass
+        text = args.get("compile_id") if isinstance(args, dict) else None
+        if isinstance(text, str):
+            # Thousands of events name a handful of ids: parse each once.
+            known = self._chromium_ids.get((text, event.rank), False)
+            if known is False:
+                try:
+                    parsed = CompileId.parse(text)
+                    known = CompileId(
+                        event.rank if parsed.rank is None else parsed.rank, *_id_fields(parsed)
+                    )
+                except ValueError:
+                    known = None
+                self._chromium_ids[(text, event.rank)] = known
+            if known is not None:
+                cid = known
         if cid.is_global:
             return
         draft = self._draft(cid)
@@ -278,10 +288,13 @@ class CaptureBuilder:
             return
         if phase == "B":
             draft.open_stages.setdefault(key, []).append(ts)
+            draft.open_count += 1
         elif phase == "E" and draft.open_stages.get(key):
             start = draft.open_stages[key].pop()
-            depth = sum(len(v) for v in draft.open_stages.values())
-            draft.stage_times.append(StageTime(str(key), float(start), float(ts - start), depth))
+            draft.open_count -= 1  # stages still open around this one: its depth
+            draft.stage_times.append(
+                StageTime(str(key), float(start), float(ts - start), draft.open_count)
+            )
 
     def _repro(self, draft: _Draft, event: Event) -> None:
         if event.payload:

@@ -44,7 +44,7 @@ class Event:
             return None
         try:
             return json.loads(self.payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
 
 
@@ -74,60 +74,94 @@ class SkipCounter:
 def parse_lines(
     lines: Iterable[str], skips: SkipCounter, rank: int | None = None
 ) -> Iterator[Event]:
-    """Events of a TORCH_TRACE log; what cannot be read is counted in `skips`, never raised."""
-    pending: tuple[int, dict] | None = None
-    payload: list[str] = []
+    """Events of a TORCH_TRACE log given as lines (see `parse_text`)."""
+    return parse_text("".join(lines), skips, rank)
 
-    def finish() -> Event | None:
-        line_no, metadata = pending
-        text = "\n".join(payload) if payload else None
-        expected = metadata.get("has_payload")
-        if isinstance(expected, str):
-            if text is None:
-                text = ""
-            digest = hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
-            if digest != expected:
-                skips.add("payload cut short or altered (checksum mismatch)", line_no)
-                return None
-        name = event_name(metadata)
-        if name is None:
-            skips.add("record names no event", line_no)
-            return None
-        return Event(name, metadata, text, line_no, rank)
 
-    for line_no, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
-        if line.startswith("\t"):
-            if pending is not None:
-                payload.append(line[1:])
-            else:
-                skips.add("payload line without a record", line_no)
+_DECODE = json.JSONDecoder().decode  # json.loads without its per-call checks
+
+# The end of a payload block: a newline whose next line is not a payload line (`\t...`).
+_BLOCK_END = re.compile(r"\n(?![\t])")
+
+
+def parse_text(text: str, skips: SkipCounter, rank: int | None = None) -> Iterator[Event]:
+    """Events of a TORCH_TRACE log; what cannot be read is counted in `skips`, never raised.
+
+    A record is a header line and the tab-indented payload lines under it. Payload blocks are
+    cut out whole (a regex search and one replace each) rather than line by line: most of a log
+    is payload, and a Python step per line was most of the time to open a big one."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    size, pos, line_no = len(text), 0, 1
+    while pos < size:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = size
+        line = text[pos:end]
+        payload: str | None = None
+        payload_lines = 0
+        after = end + 1
+        if after < size and text[after] == "\t":
+            block_end = _BLOCK_END.search(text, after)
+            stop = block_end.start() if block_end else size
+            block = text[after + 1 : stop]
+            payload = block.replace("\n\t", "\n")
+            payload_lines = block.count("\n") + 1
+            after = stop + 1
+        header_no = line_no
+        line_no += 1 + payload_lines
+        pos = after
+        if line.startswith("\t"):  # payload lines before any record
+            _count(skips, "payload line without a record", header_no, 1 + payload_lines)
             continue
-        if pending is not None:
-            event = finish()
-            if event is not None:
-                yield event
-            pending, payload = None, []
         if not line.strip():
+            _count(skips, "payload line without a record", header_no + 1, payload_lines)
             continue
-        match = _PREFIX.match(line)
-        start = match.end() if match else (0 if line.startswith("{") else -1)
-        if start < 0:
-            skips.add("not a structured-trace line", line_no)
-            continue
-        try:
-            metadata = json.loads(line[start:])
-        except ValueError:
-            skips.add("record is not valid JSON", line_no)
-            continue
-        if not isinstance(metadata, dict):
-            skips.add("record is not a JSON object", line_no)
-            continue
-        pending = (line_no, metadata)
-    if pending is not None:
-        event = finish()
-        if event is not None:
+        event = _record(line, payload, header_no, skips, rank)
+        if event is None:
+            # The payload of a record that could not be read belongs to no record.
+            _count(skips, "payload line without a record", header_no + 1, payload_lines)
+        elif event is not False:
             yield event
+
+
+def _count(skips: SkipCounter, reason: str, line: int, count: int) -> None:
+    if count > 0:
+        skips.counts[reason] += count
+        skips.first_line.setdefault(reason, line)
+
+
+def _record(line: str, payload: str | None, line_no: int, skips: SkipCounter, rank):
+    """The event of one header line and its payload; None when the header cannot be read
+    (its payload is then counted apart), False when the event is dropped for its payload."""
+    match = _PREFIX.match(line)
+    start = match.end() if match else (0 if line.startswith("{") else -1)
+    if start < 0:
+        skips.add("not a structured-trace line", line_no)
+        return None
+    try:
+        metadata = _DECODE(line[start:])
+    except ValueError:
+        skips.add("record is not valid JSON", line_no)
+        return None
+    except RecursionError:  # json's decoder recurses once per nesting level
+        skips.add("record nested too deep to read", line_no)
+        return None
+    if not isinstance(metadata, dict):
+        skips.add("record is not a JSON object", line_no)
+        return None
+    expected = metadata.get("has_payload")
+    if isinstance(expected, str):
+        text = payload or ""
+        digest = hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+        if digest != expected:
+            skips.add("payload cut short or altered (checksum mismatch)", line_no)
+            return False
+    name = event_name(metadata)
+    if name is None:
+        skips.add("record names no event", line_no)
+        return False
+    return Event(name, metadata, payload, line_no, rank)
 
 
 def event_from_record(metadata: dict, payload: str | None) -> Event | None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import replace
 
-from ..model.graph import Node, SourceLoc, TensorMeta
+from ..model.graph import Node, SourceLoc
+from .fast_statement import fast_node, tensors_of
 
 # `# File: /path/x.py:7 in forward, code: y = self.lin(x).relu()`
 _FILE = re.compile(r"#\s*File:\s*(.*?):(\d+) in ([^,]*)(?:, code: (.*))?$")
+_FORWARD = re.compile(r"^\s*def forward\(")
 _CLASS_LINE = re.compile(r"^( *)class [^(\n]*\(", re.MULTILINE)
 _PARAM = re.compile(r"^l_(?:self_)?modules_(.+?)_(?:parameters|buffers)_")
 
@@ -23,7 +26,71 @@ def module_path_from_name(name: str) -> str | None:
 def parse_graph_nodes(text: str) -> list[Node]:
     """Nodes of the outermost `forward` in a print_readable text; [] if it is not one."""
     try:
+        nodes = _parse_by_lines(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        nodes = None
+    return nodes if nodes is not None else _parse_with_ast(text)
+
+
+class _NeedAst(ValueError):
+    """The text is not in the one-statement-a-line form that `_parse_by_lines` reads."""
+
+
+def _parse_by_lines(text: str) -> list[Node] | None:
+    """print_readable writes one statement a line: read each line alone (most without the ast,
+    see fast_statement.py) instead of parsing the whole text, which costs more than the rest."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if _FORWARD.match(line)), None)
+    if start is None:
+        return None
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = start
+    while not lines[end].rstrip().endswith(":"):  # a signature over several lines
+        end += 1
+        if end - start > 10_000 or end >= len(lines):
+            raise _NeedAst(text[:40])
+    # Parsed where it stands (blank lines above), so line numbers stay the text's own.
+    header = "\n" * start + textwrap.dedent("\n".join(lines[start : end + 1])) + " pass\n"
+    forward = ast.parse(header).body[0]
+    sources = _source_by_line(lines)
+    nodes: list[Node] = _placeholders(forward, lines)
+    known = {n.name for n in nodes}
+    number = end
+    while number + 1 < len(lines):
+        number += 1
+        line = lines[number]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(line) - len(line.lstrip()) <= indent:
+            break  # the end of forward: a nested class or the next definition
+        node = fast_node(line, known, sources.get(number + 1), _MODULE_ROOTS, module_path_from_name)
+        if node is not None:
+            nodes.append(node)
+            known.add(node.name)
+            continue
+        first, depth = number, _depth(line)
+        while depth > 0 and number + 1 < len(lines):  # `return f([` ... `])` over lines
+            number += 1
+            depth += _depth(lines[number])
+        tree = ast.parse("if 1:\n" + "\n".join(lines[first : number + 1]))  # own columns
+        ast.increment_lineno(tree, first - 1)
+        for stmt in tree.body[0].body:
+            _add_statement(stmt, nodes, known, lines, sources)
+    return nodes
+
+
+def _depth(line: str) -> int:
+    """Brackets a line opens minus those it closes (strings ignored: a wrong count only sends
+    the text to the whole-text ast parse)."""
+    return sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+
+
+def _parse_with_ast(text: str) -> list[Node]:
+    try:
         tree = ast.parse(text)
+    except (RecursionError, MemoryError):  # a hostile payload; nodes are optional
+        return []
     except SyntaxError:
         # torch names the class after the function, which need not be an identifier
         # (`class <lambda>(torch.nn.Module):`); the class name carries nothing we need.
@@ -37,43 +104,60 @@ def parse_graph_nodes(text: str) -> list[Node]:
         return []
     lines = text.splitlines()
     sources = _source_by_line(lines)
-    nodes: list[Node] = []
-    known: set[str] = set()
+    nodes = _placeholders(forward, lines)
+    known = {n.name for n in nodes}
+    for stmt in forward.body:
+        _add_statement(stmt, nodes, known, lines, sources)
+    return nodes
+
+
+def _placeholders(forward: ast.FunctionDef, lines: list[str]) -> list[Node]:
+    nodes = []
     for arg in forward.args.args[1:]:  # skip self
         type_text = _const_str(arg.annotation)
         node = Node(
             name=arg.arg,
             op="placeholder",
             target=arg.arg,
-            tensors=TensorMeta.parse_all(type_text),
+            tensors=tensors_of(type_text),
             type_text=type_text,
             module_path=module_path_from_name(arg.arg.lower()),
             note=_trailing_comment(lines, arg.lineno),
         )
         nodes.append(node)
-        known.add(arg.arg)
-    for stmt in forward.body:
-        flattened = _flattened_inputs(stmt)
-        if flattened is not None:
-            # Joint graphs take pytrees: `primals_1, tangents_1, = fx_pytree.tree_flatten_spec(...)`
-            # makes the real placeholders; the pytree arguments themselves are not nodes.
-            nodes = [n for n in nodes if n.op != "placeholder" or n.name not in flattened[1]]
-            for name in flattened[0]:
-                nodes.append(Node(name=name, op="placeholder", target=name))
-                known.add(name)
-            continue
-        renamed = _renamed_input(stmt, nodes)
-        if renamed is not None:
-            # Dynamo prints its placeholder `l_x_` (target `L_x_`) as `l_x_ = L_x_`.
-            index, new_name = renamed
-            nodes[index] = replace(nodes[index], name=new_name)
-            known.add(new_name)
-            continue
-        node = _statement_node(stmt, lines, sources, known)
-        if node is not None:
-            nodes.append(node)
-            known.add(node.name)
     return nodes
+
+
+def _add_statement(stmt: ast.stmt, nodes: list[Node], known: set[str], lines, sources) -> None:
+    """What one statement of forward adds to `nodes` (in place)."""
+    flattened = _flattened_inputs(stmt)
+    if flattened is not None:
+        # Joint graphs take pytrees: `primals_1, tangents_1, = fx_pytree.tree_flatten_spec(...)`
+        # makes the real placeholders; the pytree arguments themselves are not nodes.
+        nodes[:] = [n for n in nodes if n.op != "placeholder" or n.name not in flattened[1]]
+        for name in flattened[0]:
+            nodes.append(Node(name=name, op="placeholder", target=name))
+            known.add(name)
+        return
+    renamed = _renamed_input(stmt, nodes)
+    if renamed is not None:
+        # Dynamo prints its placeholder `l_x_` (target `L_x_`) as `l_x_ = L_x_`.
+        index, new_name = renamed
+        nodes[index] = replace(nodes[index], name=new_name)
+        known.add(new_name)
+        return
+    node = None
+    line = lines[stmt.lineno - 1] if stmt.end_lineno == stmt.lineno else ""
+    if line and stmt.col_offset == len(line) - len(line.lstrip()):
+        # The first statement of its line (later ones are FX's `x = None` deletions).
+        node = fast_node(
+            line, known, sources.get(stmt.lineno), _MODULE_ROOTS, module_path_from_name
+        )
+    if node is None:
+        node = _statement_node(stmt, lines, sources, known)
+    if node is not None:
+        nodes.append(node)
+        known.add(node.name)
 
 
 def _flattened_inputs(stmt: ast.stmt) -> tuple[list[str], set[str]] | None:
@@ -144,7 +228,7 @@ def _statement_node(stmt, lines, sources, known: set[str]) -> Node | None:
             op="output",
             target="output",
             inputs=tuple(names),
-            args_text=ast.get_source_segment("\n".join(lines), stmt.value) or "",
+            args_text=_segment(lines, stmt.value),
             note="; ".join(notes),
         )
     if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -167,11 +251,24 @@ def _statement_node(stmt, lines, sources, known: set[str]) -> Node | None:
         target=target,
         inputs=inputs,
         args_text=", ".join(ast.unparse(a) for a in arg_nodes),
-        tensors=TensorMeta.parse_all(type_text),
+        tensors=tensors_of(type_text),
         type_text=type_text,
         source=source,
         module_path=module_path_from_name(name),
     )
+
+
+def _segment(lines: list[str], node: ast.expr | None) -> str:
+    """The source text of `node` (ast.get_source_segment without re-splitting the text)."""
+    if node is None or node.end_lineno is None or node.end_col_offset is None:
+        return ""
+    # Offsets count UTF-8 bytes, as ast.get_source_segment does.
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+    head = lines[first].encode()[node.col_offset :].decode()
+    tail = lines[last].encode()[: node.end_col_offset].decode()
+    return "\n".join([head, *lines[first + 1 : last], tail])
 
 
 def _classify(value: ast.expr) -> tuple[str, str, list[ast.AST]]:
@@ -274,6 +371,8 @@ def _trailing_comment(lines: list[str], lineno: int) -> str:
     if not 0 < lineno <= len(lines):
         return ""
     line = lines[lineno - 1]
+    if "#" not in line:
+        return ""
     in_str: str | None = None
     for i, ch in enumerate(line):
         if in_str:

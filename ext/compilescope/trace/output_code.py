@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
+from functools import partial
 
 from ..model.graph import SourceLoc
 from ..model.kernel import Kernel, OutputCode
+from ..model.lazy import LazyTuple
 
 # `name = async_compile.triton('name', '''...` / `name = async_compile.cpp_pybinding([...], r'''`
 _DEFINITION = re.compile(r"^(\w+) = async_compile\.(\w+)\(", re.MULTILINE)
@@ -81,6 +84,35 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
     return OutputCode(text=text, path=path, aot_id=aot_id, role=role, kernels=built)
 
 
+def lazy_output_code(text: str, path: str = "", provenance: dict | None = None) -> OutputCode:
+    """The output module with its kernels split (and provenance attached) on first use: most of
+    the time to open a big log went to kernels nobody had asked for yet. `provenance` maps
+    Inductor's provenance event names to their payload text, decoded then too."""
+    aot_match = _AOT_ID.search(text)
+    aot_id = aot_match.group(1) if aot_match else ""
+    role = next((r for r in ("forward", "backward", "inference") if aot_id.endswith(r)), "")
+    kernels = LazyTuple(partial(_kernels, text, path, dict(provenance or {})))
+    return OutputCode(text=text, path=path, aot_id=aot_id, role=role, kernels=kernels)
+
+
+def _kernels(text: str, path: str, provenance: dict) -> tuple[Kernel, ...]:
+    code = split_output_code(text, path)
+    if provenance:
+        code = with_provenance(
+            code,
+            _json(provenance.get("inductor_provenance_tracking_node_mappings")),
+            _json(provenance.get("inductor_provenance_tracking_kernel_stack_traces")),
+        )
+    return code.kernels
+
+
+def _json(text: str | None) -> object:
+    try:
+        return json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None
+
+
 def with_provenance(code: OutputCode, node_mappings: object, stack_traces: object) -> OutputCode:
     """Attach Inductor's provenance (provenance_tracking_level=1) to the kernels it names."""
     fused: dict[str, list[str]] = {}
@@ -138,8 +170,14 @@ def _names(text: str) -> list[str]:
 
 def _comment_block_before(text: str, position: int) -> str:
     """The run of `#` comment lines right above a definition (Triton's can be long)."""
-    block = []
-    for line in reversed(text[max(0, position - 20000) : position].splitlines()):
+    block: list[str] = []
+    end = position
+    floor = max(0, position - 20000)
+    while end > floor:
+        # Walk back a line at a time: splitting 20 KB before every kernel cost more.
+        start = max(text.rfind("\n", floor, end - 1) + 1, floor)
+        line = text[start:end].rstrip("\r\n")
+        end = start
         if not line.startswith("#"):
             if block or line.strip():
                 break

@@ -18,7 +18,11 @@ from .partition_view import partition_data
 # The stages, in pipeline order, with the names people say.
 STAGES = (
     ("dynamo_output_graph", "Dynamo graph"),
+    ("optimize_ddp_split_graph", "DDP split"),
+    ("optimize_ddp_split_child", "DDP subgraph"),
     ("aot_joint_graph", "AOT joint graph"),
+    ("before_joint_graph", "joint graph before passes"),
+    ("after_joint_graph", "joint graph after passes"),
     ("aot_forward_graph", "forward"),
     ("aot_backward_graph", "backward"),
     ("aot_inference_graph", "inference"),
