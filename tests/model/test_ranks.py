@@ -86,6 +86,20 @@ def test_a_graph_hashes_the_same_on_every_device_and_node():
     assert graph_hash(a) != graph_hash(graph("aot_forward_graph", forward_text(0, ALL_GATHER)))
 
 
+def test_a_device_passed_as_an_argument_is_the_same_on_every_rank():
+    # The 2-GPU run's backward graphs: aten.full(..., device=device(type='cuda', index=RANK)).
+    full = "        full: \"f32[][]cuda:{0}\" = torch.ops.aten.full.default([], 0.0, device = device(type='cuda', index={0}))\n"
+    a, b = (
+        graph("aot_backward_graph", forward_text(r).replace("        mul", full.format(r) + "        mul"))
+        for r in (0, 1)
+    )  # fmt: skip
+    assert (
+        graph_hash(a) == graph_hash(b) != graph_hash(graph("aot_backward_graph", forward_text(0)))
+    )
+    report = compare_ranks(job({0: [a.text], 1: [b.text]}))
+    assert not report.diverged, report.summary()
+
+
 def test_four_ranks_agree():
     report = compare_ranks(job({r: [forward_text(r)] for r in range(4)}))
     assert not report.diverged and report.groups == ((0, 1, 2, 3),)
@@ -265,3 +279,12 @@ def test_fsdp2_traced_collectives_and_staging_ops():
         "reduce_scatter_tensor",
     ]
     assert found[1].tensors == "bf16[256][1]cuda" and "'avg'" in found[3].args
+
+
+def test_the_two_gpu_job_logs():
+    """Recorded on two H200s (NCCL, Inductor): the first run's report called the agreeing job
+    divergent (a device index passed as an argument); both jobs read right now."""
+    agree = compare_ranks(load_trace(FIXTURES / "ranks_gpu" / "agree"))
+    assert not agree.diverged, agree.summary()
+    diverge = compare_ranks(load_trace(FIXTURES / "ranks_gpu" / "diverge"))
+    assert diverge.diverged and "rank 1 parts from rank 0 at compile 0/1" in diverge.summary()

@@ -20,6 +20,9 @@ _COLLECTIVE = re.compile(
 _COLLECTIVE_HINT = ("c10d", "_functional_collectives", "ops.fsdp.")
 # Each rank has its own device (`cuda:0`, `cuda:1`): the index is not a difference.
 _DEVICE_INDEX = re.compile(r"\b(cuda|xpu|hpu|mps|npu|mtia):\d+")
+# ... also where a graph passes the device as an argument: `device(type='cuda', index=1)`
+# (aten.full in the backward, found by the first 2-GPU run).
+_DEVICE_ARG_INDEX = re.compile(r"(device\(type='\w+'), index=\d+\)")
 # The graphs a collective is looked for in, by what runs: Inductor's post-grad graphs, else
 # AOTAutograd's, else Dynamo's (aot_eager and eager backends stop earlier).
 _COLLECTIVE_STAGES = (
@@ -54,8 +57,9 @@ def without_process_ids(text: str) -> str:
 
 
 def without_device_index(text: str) -> str:
-    """`f32[8][1]cuda:1` -> `f32[8][1]cuda`: what two ranks' tensors share."""
-    return _DEVICE_INDEX.sub(r"\1", text)
+    """`f32[8][1]cuda:1` -> `f32[8][1]cuda`, `device(type='cuda', index=1)` ->
+    `device(type='cuda')`: what two ranks' tensors share."""
+    return _DEVICE_ARG_INDEX.sub(r"\1)", _DEVICE_INDEX.sub(r"\1", text))
 
 
 # `# File: /home/node7/job/model.py:12 in forward`: nodes of one job may run the same code from
