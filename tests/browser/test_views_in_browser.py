@@ -98,7 +98,7 @@ def exercise_view(page) -> None:
     assert "relu" in explorer.locator(".cs-details").inner_text()
     # A kernel: its cell lines are marked, and its fused nodes light up in the post-grad graph.
     root.locator("button[data-tab='code']").click()
-    row = root.locator(".cs-kernel-row:has(td:text-is('cpp'))").first
+    row = root.locator(".cs-kernel-row:has(td:text-matches('^cpp [fb]w$'))").first
     row.click()
     assert root.locator(".cs-line-hl").count() >= 1
     assert root.locator(".cs-kernel pre.cs-code").first.is_visible()
@@ -166,7 +166,7 @@ def test_report_works_offline(page, loaded, tmp_path):
     assert int(explorer.get_attribute("data-found")) >= 5  # ln_1, ln_2 per layer, ln_f
     assert int(explorer.get_attribute("data-visible-nodes")) > collapsed
     page.click("button[data-tab='code']")
-    page.locator(".cs-kernel-row:has(td:text-is('cpp'))").first.click()
+    page.locator(".cs-kernel-row:has(td:text-matches('^cpp [fb]w$'))").first.click()
     page.click(".cs-kernel [data-link='fused']")
     assert int(page.locator(".cs-explorer:visible").get_attribute("data-highlighted")) >= 1
     assert blocked == [] and page.errors == []

@@ -226,3 +226,21 @@ def test_dynamo_inputs_show_their_attribute_path(loaded):
     payload = explorer_payload(c.graph("dynamo_output_graph"))
     shown = {payload["strings"][i] for i in payload["label"] if i >= 0}
     assert {"fc1.weight", "fc1.bias", "fc2.weight"} <= shown
+
+
+def test_torch_messages_round_trip_and_show_escaped(loaded):
+    import jsonschema
+    from compilescope import Capture
+    from compilescope.model.capture import TorchMessage
+    from compilescope.model.serialize import json_schema
+
+    said = TorchMessage(
+        EVIL, compile_id="0/0", origin="torch._dynamo", where="torch/x.py:1", count=2
+    )
+    capture = dataclasses.replace(loaded("module_backward"), messages=(said,))
+    text = capture.to_json()
+    jsonschema.validate(json.loads(text), json_schema())
+    assert Capture.from_json(text) == capture
+    html = fallback_html(capture, view_data(capture))
+    assert "torch said" in html and "<img" not in html and "(2 times)" in html
+    assert view_data(capture)["messages"][0]["compile_id"] == "0/0"

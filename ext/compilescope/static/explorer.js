@@ -216,8 +216,7 @@ function csCreateExplorer(container, g, opts) {
   function fitTo(only) {
     const chosen = only && only.length ? only : boxes;
     if (!chosen.length) return;
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (const b of chosen) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
+    const [x0, y0, x1, y1] = csBounds(chosen);
     const w = canvas.clientWidth || 600;
     // Fit the width; a drawing of few boxes is never shrunk below scale 1, so every label is
     // readable at first paint (pan or zoom out to see the rest); the canvas grows to its height.
@@ -332,8 +331,7 @@ function csCreateExplorer(container, g, opts) {
       return;
     }
     // A plain wheel scrolls the drawing while there is more of it that way, then the page.
-    let y0 = Infinity, y1 = -Infinity, x0 = Infinity, x1 = -Infinity;
-    for (const b of boxes) { y0 = Math.min(y0, b.y); y1 = Math.max(y1, b.y + b.h); x0 = Math.min(x0, b.x); x1 = Math.max(x1, b.x + b.w); }
+    const [x0, y0, x1, y1] = csBounds(boxes);
     const ty = Math.min(20 - y0 * view.k, Math.max(r.height - 20 - y1 * view.k, view.ty - ev.deltaY));
     const tx = Math.min(20 - x0 * view.k, Math.max(r.width - 20 - x1 * view.k, view.tx - ev.deltaX));
     const moved = Math.abs(ty - view.ty) > 0.5 || Math.abs(tx - view.tx) > 0.5;

@@ -65,3 +65,10 @@ function csEdgeDistance(A, B, x, y) {
   }
   return best;
 }
+
+// The smallest rectangle holding every box: [x0, y0, x1, y1].
+function csBounds(boxes) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const b of boxes) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
+  return [x0, y0, x1, y1];
+}

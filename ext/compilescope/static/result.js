@@ -247,11 +247,11 @@ function csRenderResult(el, data) {
     const table = csEl("table", { class: "cs-table" });
     const hr = csEl("tr");
     const timed = c.kernels.some((k) => k.time); // no empty column when nothing was timed
-    for (const h of ["kernel", "language", "graph", "calls", ...(timed ? ["median per call"] : []), "nodes", "lines"]) hr.appendChild(csEl("th", {}, h));
+    for (const h of ["kernel", "kind", "calls", ...(timed ? ["median per call"] : []), "nodes", "lines"]) hr.appendChild(csEl("th", {}, h));
     table.appendChild(hr);
     for (const k of c.kernels) {
       const tr = csEl("tr", { class: "cs-kernel-row", "data-kernel": k.name });
-      tr.append(csEl("td", { class: "cs-kname", title: k.name }, k.name), csEl("td", {}, k.lang), csEl("td", {}, k.role), csEl("td", {}, k.calls),
+      tr.append(csEl("td", { class: "cs-kname", title: k.name }, k.name), csEl("td", { title: "language, graph" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`), csEl("td", {}, k.calls),
         ...(timed ? [csEl("td", { title: k.time ? csSpread(k.time) : "" }, k.time ? csMs(k.time.median) : "")] : []),
         csEl("td", { title: "post-grad nodes it computes" }, k.fused.length), csEl("td", {}, csLines(k.lines, cellOf)));
       tr.onclick = () => showKernel(c, k);
