@@ -135,6 +135,12 @@ function csRenderResult(el, data) {
   // --- overview ---------------------------------------------------------------------------------
   {
     const p = panes.overview;
+    // Several ranks of a job first: which agree, and where each group parts from the others.
+    if (data.ranks_html) {
+      const holder = csEl("div", { class: "cs-rank-report" });
+      holder.innerHTML = data.ranks_html; // built and escaped in Python (views/ranks_html.py)
+      p.appendChild(holder);
+    }
     const table = csEl("table", { class: "cs-table" });
     const hr = csEl("tr");
     for (const h of ["compile id", "frame", "ops per stage", "kernels", "activations for bwd", "compile time", "status"]) hr.appendChild(csEl("th", {}, h));

@@ -22,12 +22,22 @@ def view_data(capture: Capture, before: Capture | None = None) -> dict:
     from .figures import charts  # matplotlib: imported on first use
 
     data["charts"] = charts(capture)
+    data["ranks_html"] = rank_report_html(capture)
     return data
+
+
+def rank_report_html(capture: Capture) -> str:
+    """The rank report (script-free, escaped) for a capture of several ranks; "" for one."""
+    if len(capture.ranks) < 2:
+        return ""
+    from .ranks_html import ranks_html
+
+    return ranks_html(capture.compare_ranks())
 
 
 def fallback_html(capture: Capture, data: dict) -> str:
     """Script-free HTML: the summary, SVG pictures of the main graphs, charts, highlighted code."""
-    parts = [capture_html(capture)]
+    parts = [capture_html(capture), data.get("ranks_html", "")]
     pictures = []
     for c in data["compiles"][:8]:
         for stage in c["stages"]:
