@@ -244,3 +244,15 @@ def test_torch_messages_round_trip_and_show_escaped(loaded):
     html = fallback_html(capture, view_data(capture))
     assert "torch said" in html and "<img" not in html and "(2 times)" in html
     assert view_data(capture)["messages"][0]["compile_id"] == "0/0"
+
+
+def test_bound_method_paths_group_by_the_models_own_modules():
+    from compilescope.model.graph import Graph, Node
+
+    nodes = [Node("x", "placeholder", "x")] + [
+        Node(f"n{i}", "call_function", "aten.relu", (("x",) if i == 0 else (f"n{i - 1}",)),
+             module_path=f"fn.__self__.{'attn' if i < 3 else 'mlp'}")
+        for i in range(6)
+    ]  # fmt: skip
+    labels = {g["label"] for g in explorer_payload(Graph("g", "", nodes))["groups"][1:]}
+    assert labels == {"attn", "mlp"}

@@ -84,7 +84,12 @@ class _Strings:
 def _module_parts(path: str | None) -> tuple[str, ...]:
     if not path:
         return ()
-    return tuple(p for p in path.replace("/", ".").split(".") if p)
+    parts = tuple(p for p in path.replace("/", ".").split(".") if p)
+    # A module called through a bound method (`capture(model, x)` compiles `fn = model`) logs
+    # paths like `fn.__self__.self_attn`: the part up to `__self__` names our wrapper, not the model.
+    if "__self__" in parts:
+        parts = parts[len(parts) - parts[::-1].index("__self__") :]
+    return parts
 
 
 def build_groups(nodes: Sequence[Node], paths: Sequence[str | None] | None = None) -> list[_Group]:
