@@ -256,3 +256,20 @@ def test_bound_method_paths_group_by_the_models_own_modules():
     ]  # fmt: skip
     labels = {g["label"] for g in explorer_payload(Graph("g", "", nodes))["groups"][1:]}
     assert labels == {"attn", "mlp"}
+
+
+def test_a_graph_of_at_most_150_nodes_opens_whole(loaded):
+    """Every node drawn at first paint (only folded inputs stay in their group); bigger graphs
+    open as groups within a box budget."""
+    from compilescope.views.explorer_data import OPEN_WHOLE_UP_TO
+
+    graphs = [g for c in loaded("gpt2") for gs in c.graphs.values() for g in gs]
+    small = [g for g in graphs if 60 < len(g.nodes) <= OPEN_WHOLE_UP_TO]
+    assert small, "no mid-size graph in the GPT-2 capture"
+    for graph in small:
+        payload = explorer_payload(graph)
+        closed = [g["label"] for g in payload["groups"] if not g["open"]]
+        assert all(label.endswith(" inputs") for label in closed), (graph.kind, closed)
+        drawn = {ref for ref, *_ in payload["placed"] if ref >= 0}
+        folded = sum(g["size"] for g in payload["groups"] if not g["open"])
+        assert len(drawn) == len(graph.nodes) - folded

@@ -19,8 +19,11 @@ from .layout import layout_graph
 GROUP_LIMIT = 100
 # Graphs with more nodes are called big (the fallback pictures fewer of their groups).
 COLLAPSE_ABOVE = 300
-# The first picture opens groups while it shows at most this many boxes.
+# The first picture opens groups while it shows at most this many boxes ...
 FIRST_BOXES = 60
+# ... except in a graph this small, which opens whole (folded inputs aside): every node's name
+# and op readable at first paint (explorer.js draws such graphs at scale >= 1 and scrolls).
+OPEN_WHOLE_UP_TO = 150
 # More inputs than this in one group fold into a closed "inputs" group, so that a row of
 # parameters does not set the drawing's width (and scale).
 FOLD_INPUTS = 5
@@ -291,7 +294,9 @@ def explorer_payload(
     layouts = [_layout_group(groups, gid, inside, inputs) for gid in range(len(groups))]
     kernels_of = kernels_of or {}
     collapsed = len(nodes) > COLLAPSE_ABOVE
-    opened = _first_open(groups)
+    opened = _first_open(
+        groups, len(nodes) + len(groups) if len(nodes) <= OPEN_WHOLE_UP_TO else FIRST_BOXES
+    )
     computing = ("call_function", "call_method", "call_module")
     payload = {
         "title": title or graph.kind,
