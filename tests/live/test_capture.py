@@ -205,3 +205,10 @@ def test_torchs_warnings_are_kept_in_the_capture_not_printed(capfd):
     said = [m for m in cap.capture.messages if "Tensor.item()" in m.message]
     assert len(said) == 1 and said[0].compile_id == "0/0"
     assert "Tensor.item()" not in capfd.readouterr().err
+
+
+def test_a_torch_module_is_named_by_the_users_line_not_by_capture():
+    layer = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+    cap = compilescope.capture(layer, torch.randn(2, 4, 16), backend="aot_eager", timings=False)
+    label = cap.compiles[0].frame.label(cap.cells)
+    assert "test_capture.py" in label and "session.py" not in label, label

@@ -72,9 +72,11 @@ class Frame:
         )
 
     def caller(self) -> SourceLoc | None:
-        """The innermost line of the stack outside torch: where the user's code made the call."""
+        """The innermost line of the stack outside torch (and outside compilescope's own
+        `capture()`, which makes the call for the user): where the user's code made the call."""
         for loc in reversed(self.stack):
-            if loc.file and not Frame(file=loc.file).in_torch:
+            path = loc.file.replace("\\", "/")
+            if loc.file and not Frame(file=loc.file).in_torch and "/compilescope/live/" not in path:
                 return loc
         return None
 
