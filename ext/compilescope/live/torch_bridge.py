@@ -120,14 +120,20 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
 
 
 def current_compile_id() -> str | None:
-    """The compile id torch is compiling right now (inside a backend), tlparse-formatted."""
+    """The compile id torch is compiling right now (inside a backend), as the trace writes it.
+
+    That is the trace id, restart attempt included (`2/0_1`): after a graph break Dynamo
+    restarts the frame and logs the graphs and kernels under `N/M_K`, while
+    CompileContext.current_compile_id() still reads `N/M` (torch/_guards.py, TraceId). Keying
+    by the attempt-less id attributed a restarted compile's timings to the empty first attempt.
+    """
     try:
         from torch._guards import CompileContext
 
-        cid = CompileContext.current_compile_id()
+        trace_id = CompileContext.current_trace_id()
     except Exception:  # pragma: no cover - guard against torch API drift
         return None
-    return None if cid is None else str(cid)
+    return None if trace_id is None else str(trace_id)
 
 
 def module_paths(graph_module: object) -> dict[str, str]:
