@@ -34,6 +34,7 @@ __all__ = [
     "capturing",
     "diff",
     "explore",
+    "kernel_table",
     "last",
     "load_trace",
     "show",
@@ -99,6 +100,15 @@ def _as_capture(value: object, caller: str, argument: str) -> Capture:
         f" (from capture(), capturing(), load_trace() or %%compile_fx --out),"
         f" not {type(value).__name__}"
     )
+
+
+def kernel_table(capture: Capture):
+    """Where the time goes: timed kernels ranked by time per step, with module, source line,
+    share of the step, bandwidth and FLOP/s against measured peaks (a pandas DataFrame when
+    pandas is installed, else a list of dicts; see compilescope.model.kernel_table)."""
+    from .model.kernel_table import kernel_table as _table
+
+    return _table(_as_capture(capture, "kernel_table", "capture"))
 
 
 def diff(before: Capture, after: Capture):

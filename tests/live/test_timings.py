@@ -192,3 +192,27 @@ def test_no_grad_inside_the_code_is_called_an_inference_graph():
     graphs = [g for g in cap.timings.graphs if g.compiled is not None]
     assert graphs and all("inference graph" in g.what for g in graphs)
     assert not any("training mode" in g.what for g in graphs)
+
+
+def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
+    from compilescope.model.kernel_table import COLUMNS, kernel_rows
+
+    rows = kernel_rows(timed)
+    assert len(rows) == len(timed.timings.kernels) and {r["role"] for r in rows} == {
+        "forward",
+        "backward",
+    }
+    per_step = [r["per_step_s"] for r in rows]
+    assert per_step == sorted(per_step, reverse=True) and [r["rank"] for r in rows][:2] == [1, 2]
+    assert 0 < sum(r["share"] for r in rows) <= 1.5  # kernels are timed apart from the graph
+    assert all(r["line"].startswith("tests/workloads.py:") for r in rows)  # TinyMLP.forward
+    assert {"fc1", "fc2"} & {r["module"] for r in rows}
+    assert timed.timings.peak_bytes_per_s > 0 and timed.timings.peak_flops > 0
+    assert all(r["bytes_per_s"] > 0 and r["of_peak_bandwidth"] > 0 for r in rows)
+    assert any(r["flops_per_s"] and r["of_peak_flops"] for r in rows)  # the matmuls
+    table = compilescope.kernel_table(timed)
+    rows_back = table.to_dict("records") if hasattr(table, "to_dict") else table
+    assert [r["kernel"] for r in rows_back] == [r["kernel"] for r in rows]
+    assert list(rows_back[0]) == list(COLUMNS)
+    html = capture_html(timed)
+    assert "share of step" in html and "of peak" in html and "backward eager / compiled" in html

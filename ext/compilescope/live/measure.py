@@ -96,13 +96,20 @@ def _clock(fn: Callable[[], object], device: str) -> float:
     return time.perf_counter() - start
 
 
-def _sample(fn: Callable[[], object], device: str, runs: _Runs) -> Sample:
-    first = _clock(fn, device)  # a warm-up run that also sizes the rest
+def _samples(a: Callable[[], float], b: Callable[[], float], runs: _Runs) -> tuple[Sample, Sample]:
+    """Time two things alternately (a, b, a, b, ...), so that a change in the machine's load
+    hits both alike; each callable runs once and returns its own time."""
+    first = max(a(), b())  # warm-up runs that also size the rest
     warmup, repeats = runs.counts(first)
     for _ in range(warmup - 1):
-        fn()
-    times = [_clock(fn, device) for _ in range(repeats)]
-    return Sample(statistics.median(times), min(times), max(times), repeats, warmup)
+        a(), b()
+    times_a, times_b = [], []
+    for _ in range(repeats):
+        times_a.append(a())
+        times_b.append(b())
+    return tuple(  # type: ignore[return-value]
+        Sample(statistics.median(t), min(t), max(t), repeats, warmup) for t in (times_a, times_b)
+    )
 
 
 class _Step:
@@ -144,22 +151,14 @@ class _Step:
             self.backward()
 
 
-def _backward_sample(step: _Step, device: str, runs: _Runs) -> Sample | None:
+def _backward_once(step: _Step, device: str) -> Callable[[], float]:
     """Backward alone: each timed backward follows an untimed forward."""
-    step.forward()
-    if not (step.outputs and torch.is_grad_enabled()):
-        return None
 
     def once() -> float:
         step.forward()
         return _clock(step.backward, device)
 
-    first = once()
-    warmup, repeats = runs.counts(first)
-    for _ in range(warmup - 1):
-        once()
-    times = [once() for _ in range(repeats)]
-    return Sample(statistics.median(times), min(times), max(times), repeats, warmup)
+    return once
 
 
 def measure(
@@ -234,10 +233,18 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
 def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs):
     inputs = _make_inputs(rec.inputs)
     eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
-    eager = _sample(eager_step.forward, device, runs)
-    compiled = _sample(compiled_step.forward, device, runs)
-    eager_bw = _backward_sample(eager_step, device, runs)
-    compiled_bw = _backward_sample(compiled_step, device, runs)
+    eager, compiled = _samples(
+        lambda: _clock(eager_step.forward, device),
+        lambda: _clock(compiled_step.forward, device),
+        runs,
+    )
+    eager_bw = compiled_bw = None
+    compiled_step.forward()
+    if compiled_step.outputs and torch.is_grad_enabled():
+        eager_bw, compiled_bw = _samples(
+            _backward_once(eager_step, device), _backward_once(compiled_step, device), runs
+        )
+    compiled_step.outputs = []
     peaks = (
         peak_bytes(rec.graph_module, inputs, device),
         peak_bytes(rec.compiled, inputs, device),
