@@ -216,3 +216,15 @@ def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
     assert list(rows_back[0]) == list(COLUMNS)
     html = capture_html(timed)
     assert "share of step" in html and "of peak" in html and "backward eager / compiled" in html
+
+
+def test_compiled_autograds_graph_is_timed_under_its_own_id():
+    torch.manual_seed(0)
+    cap = compilescope.capture(TinyMLP(), torch.randn(16, 16), compiled_autograd=True)
+    ca = [c for c in cap if c.id.compiled_autograd_id is not None and c.kernels]
+    assert ca, cap.compile_ids
+    for c in ca:
+        g = cap.timings.graph(str(c.id))
+        assert g is not None and g.compiled is not None and g.note == "", g
+        timed = {t.kernel for t in cap.timings.kernels_of(str(c.id))}
+        assert {k.name for k in c.kernels} <= timed

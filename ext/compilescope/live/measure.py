@@ -35,10 +35,20 @@ class RecordedGraph:
     grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
 
 
+@dataclass(frozen=True)
+class _ListOf:
+    """A list input's layout (compiled autograd's graph takes `inputs` and `sizes` as lists)."""
+
+    items: list
+
+
 def input_layout(example_inputs: list) -> list:
     layout = []
     for value in example_inputs:
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, list) and any(isinstance(v, torch.Tensor) for v in value):
+            # Recorded as a layout, never by reference: compiled autograd clears its lists.
+            layout.append(_ListOf(input_layout(value)))
+        elif isinstance(value, torch.Tensor):
             shape = tuple(int(s) for s in value.shape)
             stride = tuple(int(s) for s in value.stride())
             layout.append((shape, stride, value.dtype, value.device, value.requires_grad))
@@ -56,6 +66,9 @@ def _make_inputs(layout: list) -> list:
 
     inputs = []
     for spec in layout:
+        if isinstance(spec, _ListOf):
+            inputs.append(_make_inputs(spec.items))
+            continue
         if not isinstance(spec, tuple) or len(spec) != 5:
             inputs.append(spec)
             continue
@@ -112,12 +125,18 @@ def _samples(a: Callable[[], float], b: Callable[[], float], runs: _Runs) -> tup
     )
 
 
+def _call_args(inputs: list) -> list:
+    # A list input goes in as a copy: a boxed graph (compiled autograd's) empties its lists.
+    return [list(v) if isinstance(v, list) else v for v in inputs]
+
+
 class _Step:
     """One graph's forward, and backward of its outputs that need grad, on fixed inputs."""
 
     def __init__(self, fn: Callable, inputs: list) -> None:
         self.fn, self.inputs = fn, inputs
-        self.leaves = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+        flat = [t for v in inputs for t in (v if isinstance(v, list) else [v])]
+        self.leaves = [t for t in flat if isinstance(t, torch.Tensor) and t.requires_grad]
         self.grads: list[torch.Tensor] | None = None
         self.outputs: list[torch.Tensor] = []
         self.needs_backward = False  # some output needed grad in a forward run
@@ -125,7 +144,7 @@ class _Step:
     def forward(self) -> None:
         from torch.utils._pytree import tree_leaves
 
-        result = self.fn(*self.inputs)
+        result = self.fn(*_call_args(self.inputs))
         self.outputs = [
             t
             for t in tree_leaves(result)
@@ -214,9 +233,13 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
         if not step.has_backward:
             codes = [o for o in codes if o.role != "backward"]
         if codes:
-            with torch.set_grad_enabled(rec.grad_enabled):
-                step_s = timing.step_s() or 0.0
-                kernels.extend(_kernels(compile_id, codes, step, device, runs, step_s))
+            try:
+                with torch.set_grad_enabled(rec.grad_enabled):
+                    step_s = timing.step_s() or 0.0
+                    kernels.extend(_kernels(compile_id, codes, step, device, runs, step_s))
+            except Exception as error:  # the graph's times stand; its kernels are not timed
+                note = f"kernels not timed: {type(error).__name__}: {error}"
+                graphs[-1] = replace(timing, note=note)
     device = ",".join(sorted(devices)) or "cpu"
     peak_bw = peak_flops = None
     if kernels and "," not in device:
@@ -246,8 +269,8 @@ def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, run
         )
     compiled_step.outputs = []
     peaks = (
-        peak_bytes(rec.graph_module, inputs, device),
-        peak_bytes(rec.compiled, inputs, device),
+        peak_bytes(rec.graph_module, _call_args(inputs), device),
+        peak_bytes(rec.compiled, _call_args(inputs), device),
     )
     timing = GraphTiming(
         compile_id,
@@ -279,6 +302,8 @@ def _kernels(
 
 def _device_of(layout: list) -> str:
     for spec in layout:
+        if isinstance(spec, _ListOf):
+            return _device_of(spec.items)
         if isinstance(spec, tuple) and len(spec) == 5:
             return str(spec[3])
     return "cpu"
