@@ -21,6 +21,15 @@ from ..model.timing import KernelTiming, Sample
 _NAMESPACES = ("extern_kernels", "aten", "torch")
 _LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
 
+# How kernels are timed on a GPU. "events": a CUDA event pair around each launch, after a short
+# spin kernel (torch.cuda._sleep) that keeps the GPU busy while the CPU launches, so that the
+# pair brackets the kernel and not the launch gap; no profiler, so no CUPTI start-up (seconds on
+# a fresh process). "profiler": torch.profiler ranges around each launch, the kernels' CUDA time
+# as CUPTI records it (exact, costs the profiler's start). benchmarks/gpu_realistic.py checks
+# both against torch.profiler in real training steps.
+GPU_CLOCK = "events"
+_SPIN_CYCLES = 100_000  # about 50 us at H100 clocks: longer than one launch from Python
+
 
 @dataclass
 class CallLog:
@@ -29,6 +38,7 @@ class CallLog:
     kernel: str
     role: str
     times: list[float] = field(default_factory=list)
+    pending: list[tuple] = field(default_factory=list)  # CUDA event pairs not yet read
     calls: int = 0
     bytes_per_call: float | None = None
     flops_per_call: float | None = None
@@ -98,10 +108,18 @@ class _TritonLaunch:
 
 def _wrapped_call(fn: Callable, log: CallLog, gpu: bool) -> Callable:
     label = f"{_LABEL}{log.role}::{log.kernel}"
+    events = gpu and GPU_CLOCK == "events"
 
     def call(*args, **kwargs):
         log.calls += 1
-        if gpu:
+        if events:
+            torch.cuda._sleep(_SPIN_CYCLES)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            result = fn(*args, **kwargs)
+            end.record()
+            log.pending.append((start, end))
+        elif gpu:
             with torch.profiler.record_function(label):
                 result = fn(*args, **kwargs)
         else:
@@ -185,7 +203,14 @@ def kernel_times(
     with wrapped_kernels(codes, gpu) as logs:
         if not logs:
             return [], []
-        if gpu:
+        if gpu and GPU_CLOCK == "events":
+            for _ in range(repeats):
+                run_step()
+            torch.cuda.synchronize()
+            for log in logs.values():
+                log.times = [a.elapsed_time(b) / 1e3 for a, b in log.pending]
+                log.pending = []
+        elif gpu:
             activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
             with torch.profiler.profile(activities=activities) as prof:
                 for _ in range(repeats):
@@ -206,16 +231,22 @@ def kernel_times(
                 name,
                 Sample(statistics.median(values), min(values), max(values), len(values)),
                 log.calls / repeats,
-                source="torch.profiler (CUDA time of the kernels each call launched)"
-                if gpu
-                else "clock around each call",
+                source=_source(gpu),
                 role=role,
                 bytes_per_call=log.bytes_per_call,
                 flops_per_call=log.flops_per_call,
             )
         )
-    events = _chrome_events(prof) if gpu and out else []
+    events = _chrome_events(prof) if gpu and GPU_CLOCK != "events" and out else []
     return out, events
+
+
+def _source(gpu: bool) -> str:
+    if not gpu:
+        return "clock around each call"
+    if GPU_CLOCK == "events":
+        return "CUDA events around each launch, after a spin kernel"
+    return "torch.profiler (CUDA time of the kernels each call launched)"
 
 
 def _gpu_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> None:
