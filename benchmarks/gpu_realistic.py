@@ -149,7 +149,9 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
         {
             "compile_id": g.compile_id,
             "forward_ms": [s and s.median_s * 1e3 for s in (g.eager, g.compiled)],
-            "backward_ms": [s and s.median_s * 1e3 for s in (g.eager_backward, g.compiled_backward)],
+            "backward_ms": [
+                s and s.median_s * 1e3 for s in (g.eager_backward, g.compiled_backward)
+            ],
             "note": g.note,
         }
         for g in cap.timings.graphs
@@ -262,7 +264,9 @@ def child(arm: str, tiny: bool) -> tuple[float, str]:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
-    leaked = [line for line in (out.stdout + out.stderr).splitlines() if any(x in line for x in LEAKS)]
+    leaked = [
+        line for line in (out.stdout + out.stderr).splitlines() if any(x in line for x in LEAKS)
+    ]
     return float(out.stdout.strip().splitlines()[-1]), "\n".join(leaked)
 
 
@@ -299,7 +303,11 @@ def markdown(results: dict) -> str:
             f"- {cov['compile_ids']} compile ids, {cov['graphs_timed']} graphs timed "
             f"({cov['graphs_with_backward']} with their backward), {cov['kernels']} kernels, "
             f"{len(cov['kernels_without_time'])} without a time"
-            + (f": {', '.join(cov['kernels_without_time'][:8])}" if cov["kernels_without_time"] else ""),
+            + (
+                f": {', '.join(cov['kernels_without_time'][:8])}"
+                if cov["kernels_without_time"]
+                else ""
+            ),
         ]
         if cov["graph_notes"]:
             lines.append(f"- notes: {'; '.join(cov['graph_notes'][:5])}")

@@ -228,3 +228,16 @@ def test_compiled_autograds_graph_is_timed_under_its_own_id():
         assert g is not None and g.compiled is not None and g.note == "", g
         timed = {t.kernel for t in cap.timings.kernels_of(str(c.id))}
         assert {k.name for k in c.kernels} <= timed
+
+
+def test_the_roofline_picture_draws_the_timed_kernels(timed):
+    from compilescope.views.roofline import roofline_data, roofline_figure
+
+    data = roofline_data(timed)
+    assert data["peak_flops"] and data["peak_bytes_per_s"]
+    assert any(p["intensity"] and p["flops_per_s"] for p in data["points"])  # the matmuls
+    fig = roofline_figure(timed)
+    roof, band = fig.axes
+    assert roof.get_xscale() == "log" and len(band.collections[0].get_offsets()) == len(
+        data["points"]
+    )
