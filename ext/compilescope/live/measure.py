@@ -183,7 +183,6 @@ def _backward_once(step: _Step, device: str) -> Callable[[], float]:
 def measure(
     recorded: dict[str, RecordedGraph],
     capture: Capture,
-    warmup: int | None = None,
     repeats: int | None = None,
 ) -> Timings:
     """Time every recorded graph (forward and backward, eager and compiled) and the kernels of
