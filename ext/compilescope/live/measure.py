@@ -189,7 +189,10 @@ def measure(
     its compiled forward and backward. With `repeats`, exactly that many timed runs each;
     without, a time budget of BUDGET_FRACTION of the compile time decides (3 to 10 runs)."""
     started = time.perf_counter()
-    with silenced():
+    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    # Fresh random inputs and dropout draw from torch's generators: put them back as they were,
+    # so the user's next random numbers are those an uncaptured run would get.
+    with silenced(), torch.random.fork_rng(devices=gpus):
         timings = _measure(recorded, capture, repeats)
     return Timings(
         device=timings.device,
