@@ -241,3 +241,13 @@ def test_the_roofline_picture_draws_the_timed_kernels(timed):
     assert roof.get_xscale() == "log" and len(band.collections[0].get_offsets()) == len(
         data["points"]
     )
+
+
+def test_measuring_leaves_torchs_random_numbers_as_they_were():
+    x = torch.randn(4)
+    torch.manual_seed(7)
+    compilescope.capture(lambda a: a * 2, x, backend="eager", timings=False)
+    expected = torch.rand(3)
+    torch.manual_seed(7)
+    compilescope.capture(lambda a: a * 2, x, backend="eager")  # fresh random inputs inside
+    assert torch.equal(torch.rand(3), expected)

@@ -357,6 +357,10 @@ def _copy_function(fn: types.FunctionType) -> types.FunctionType:
 
 def _notebook_cell(filename: str) -> int | None:
     """The notebook cell a file name belongs to: IPython's own map, else its naming pattern."""
+    import sys
+
+    if "IPython" not in sys.modules:  # not in IPython; importing it would cost 50 ms for nothing
+        return ipython_cell(filename)
     try:
         from IPython import get_ipython
     except ImportError:
