@@ -377,7 +377,8 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("TRITON_CACHE_DIR", str(out / "triton_cache"))
+    # Triton's cache outside OUTDIR: everything under OUTDIR is copied back from the GPU machine.
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="triton_"))
 
     import torch
 
