@@ -251,3 +251,17 @@ def test_measuring_leaves_torchs_random_numbers_as_they_were():
     torch.manual_seed(7)
     compilescope.capture(lambda a: a * 2, x, backend="eager")  # fresh random inputs inside
     assert torch.equal(torch.rand(3), expected)
+
+
+def test_extern_calls_through_aten_are_timed_in_each_module():
+    # Dropout's seeds come from `aten.randint.low_out(...)` in the forward module; each module's
+    # namespaces must hand out that module's own kernels (a closure bug once gave the last's).
+    def f(x):
+        return torch.nn.functional.dropout(x, 0.1, training=True).sin()
+
+    cap = compilescope.capture(f, torch.randn(64, 64, requires_grad=True))
+    (c,) = [c for c in cap if c.kernels]
+    for code in c.output_code:
+        timed = {t.kernel for t in cap.timings.kernels_of(str(c.id), code.role)}
+        assert {k.name for k in code.kernels} <= timed, code.role
+    assert any(k.name.startswith("aten.") for k in c.kernels)

@@ -141,6 +141,27 @@ def loaded_module(path: str) -> object | None:
     return None
 
 
+def _wrapper(
+    role: str, wanted: set[str], logs: dict[tuple[str, str], CallLog], gpu: bool
+) -> Callable[[str, object], object]:
+    """What one output module's namespaces hand out: a timed kernel, a namespace on the way to
+    one, or the attribute itself. (One per module: a closure made in a loop would see the last
+    module's names.)"""
+    cache: dict[str, object] = {}
+
+    def wrap(path: str, value: object) -> object:
+        if path in wanted:
+            if path not in cache:
+                log = logs.setdefault((role, path), CallLog(path, role))
+                cache[path] = _wrapped_call(value, log, gpu)
+            return cache[path]
+        if any(w.startswith(path + ".") for w in wanted):
+            return _Namespace(value, path, wrap)
+        return value
+
+    return wrap
+
+
 @contextmanager
 def wrapped_kernels(codes: list[OutputCode], gpu: bool) -> Iterator[dict[tuple[str, str], CallLog]]:
     """Inside, the kernels of these output modules are wrapped; (role, kernel) -> its CallLog.
@@ -155,18 +176,7 @@ def wrapped_kernels(codes: list[OutputCode], gpu: bool) -> Iterator[dict[tuple[s
             space = vars(module)
             role = code.role or "forward"
             wanted = {k.name for k in code.kernels}
-            cache: dict[str, object] = {}
-
-            def wrap(path: str, value: object, role=role, wanted=wanted, cache=cache) -> object:
-                if path in wanted:
-                    if path not in cache:
-                        log = logs.setdefault((role, path), CallLog(path, role))
-                        cache[path] = _wrapped_call(value, log, gpu)
-                    return cache[path]
-                if any(w.startswith(path + ".") for w in wanted):
-                    return _Namespace(value, path, wrap)
-                return value
-
+            wrap = _wrapper(role, wanted, logs, gpu)
             for name in wanted:
                 head = name.split(".", 1)[0]
                 if "." in name and head in _NAMESPACES and head in space:
