@@ -33,3 +33,46 @@ class SmallCNN(torch.nn.Module):
 
     def forward(self, x):
         return self.body(x)
+
+
+class BasicBlock(torch.nn.Module):
+    """ResNet's basic block: two 3x3 convolutions with batch norm, and a shortcut."""
+
+    def __init__(self, cin: int, cout: int, stride: int = 1) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(cout)
+        self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(cout)
+        self.shortcut = torch.nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = torch.nn.Sequential(
+                torch.nn.Conv2d(cin, cout, 1, stride, bias=False), torch.nn.BatchNorm2d(cout)
+            )
+
+    def forward(self, x):
+        out = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(out)) + self.shortcut(x))
+
+
+class ResNet18(torch.nn.Module):
+    """ResNet-18 for 224x224 images (torchvision's layout, written out: no torchvision needed)."""
+
+    def __init__(self, classes: int = 1000, width: int = 64) -> None:
+        super().__init__()
+        w = width
+        self.stem = torch.nn.Sequential(
+            torch.nn.Conv2d(3, w, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(w),
+            torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1),
+        )  # fmt: skip
+        layers, cin = [], w
+        for i, cout in enumerate((w, 2 * w, 4 * w, 8 * w)):
+            stride = 1 if i == 0 else 2
+            layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout)]
+            cin = cout
+        self.layers = torch.nn.Sequential(*layers)
+        self.head = torch.nn.Linear(cin, classes)
+
+    def forward(self, x):
+        x = self.layers(self.stem(x))
+        return self.head(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))

@@ -8,6 +8,7 @@ from .model.capture import Capture, Skipped
 from .model.compile_id import CompileId
 from .model.merge import merge_ranks, write_rank
 from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
+from .model.rank_report import RankReport
 from .model.serialize import FormatError
 from .trace.reader import TraceError, load_trace
 
@@ -25,6 +26,16 @@ def _to_html(self: Capture, path: str, before: Capture | None = None) -> str:
 # The report is written by the views; the model never imports them (one direction of flow),
 # so the method is attached here, where both are known.
 Capture.to_html = _to_html
+
+
+def _rank_report_html(self) -> str:
+    # A RankReport shows as HTML in a notebook; attached here so that model/ imports no view.
+    from .views.ranks_html import ranks_html
+
+    return ranks_html(self)
+
+
+RankReport._repr_html_ = _rank_report_html
 
 if TYPE_CHECKING:
     from .live.session import capture, capturing
@@ -58,6 +69,7 @@ __all__ = [
     "diff",
     "explore",
     "figures",
+    "kernel_table",
     "last",
     "load_trace",
     "merge_ranks",
@@ -134,6 +146,15 @@ def compare_ranks(capture: Capture, world_size: int | None = None):
     """The ranks of a distributed job grouped by what they compiled, and where each group
     parts from the others (`python -m compilescope ranks LOGDIR` prints the same)."""
     return _as_capture(capture, "compare_ranks", "capture").compare_ranks(world_size)
+
+
+def kernel_table(capture: Capture):
+    """Where the time goes: timed kernels ranked by time per step, with module, source line,
+    share of the step, bandwidth and FLOP/s against measured peaks (a pandas DataFrame when
+    pandas is installed, else a list of dicts; see compilescope.model.kernel_table)."""
+    from .model.kernel_table import kernel_table as _table
+
+    return _table(_as_capture(capture, "kernel_table", "capture"))
 
 
 def diff(before: Capture, after: Capture):

@@ -102,8 +102,10 @@ class CompileFxMagics(Magics):
               help="reset Dynamo first (drops every compiled function of this session)")  # fmt: skip
     @argument("--out", metavar="NAME", help="store the capture in this variable")
     @argument("--diff", metavar="NAME", help="compare with the capture stored in this variable")
-    @argument("--time", action="store_true",
-              help="after the run, time each compiled graph alone (eager vs compiled) and its kernels")  # fmt: skip
+    @argument("--time", dest="time", action="store_true", default=True,
+              help="after the run, time each compiled graph alone (forward and backward, eager vs compiled) and its kernels (the default)")  # fmt: skip
+    @argument("--no-time", dest="time", action="store_false",
+              help="do not time the compiled graphs")  # fmt: skip
     @argument("--quiet", action="store_true", help="show nothing; keep the capture")
     @argument("target", nargs="*", help="line form: a function or module, then its arguments")
     @line_cell_magic
@@ -204,7 +206,7 @@ class CompileFxMagics(Magics):
         session.timings = args.time
         output = None
         try:
-            with session.active(settings), how.running():
+            with session.active(settings), how.running(session):
                 output = call_compiled(how, session, fn, call_args)
                 result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
                 if args.backward:

@@ -24,10 +24,16 @@ def trace_logger_state():
 
 
 def settings_state():
+    import os
+
     import torch._functorch.config as functorch_config
 
     return (
         inductor_config.force_disable_caches,
+        inductor_config.fx_graph_cache,
+        functorch_config.enable_autograd_cache,
+        os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+        os.environ.get("TRITON_CACHE_DIR"),
         inductor_config.trace.provenance_tracking_level,
         functorch_config.force_non_lazy_backward_lowering,
     )
@@ -106,7 +112,10 @@ def test_capturing_sees_the_users_own_compile_and_restores_state():
     before = trace_logger_state(), settings_state()
     with compilescope.capturing() as cap:
         torch.compile(lambda a: a.cos() + 1, backend="aot_eager")(torch.randn(4))
-        assert settings_state() == (True, 1, True)
+        inside = settings_state()
+        # graph caches off, one fresh cache folder for the capture, provenance, eager backward
+        assert inside[:3] == (False, False, False) and inside[-2:] == (1, True)
+        assert inside[3] != before[1][3] and inside[4].startswith(inside[3])
     assert (trace_logger_state(), settings_state()) == before
     (c,) = cap
     assert c.graph("aot_inference_graph").op_count == 2
@@ -166,7 +175,8 @@ def test_bad_arguments_are_named():
     with pytest.raises(KeyError, match="no_such_option"):
         with compilescope.capturing(no_such_option=1):
             pass
-    assert settings_state() == (False, 0, False)
+    state = settings_state()
+    assert state[:3] == (False, True, True) and state[-2:] == (0, False)
 
 
 def test_no_backward_when_asked_not_to():

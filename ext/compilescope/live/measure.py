@@ -1,39 +1,28 @@
-"""Time compiled graphs on inputs of their recorded shapes (eager vs compiled) and their kernels."""
+"""Time compiled graphs on inputs of their recorded shapes: forward and backward, eager vs
+compiled, and each kernel of the compiled forward and backward."""
 
 from __future__ import annotations
 
-import json
-import re
 import statistics
-import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 import torch
 
 from ..model.capture import Capture
+from ..model.kernel import OutputCode
 from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
+from .device_peaks import device_peaks
+from .kernel_timer import kernel_times
+from .memory import chrome_trace_events, peak_bytes, peak_from_memory_events  # noqa: F401
+from .quiet import silenced
 
-# Inductor names a C++ kernel's profiler event `graph_<n>_<kernel>` (config.cpp.enable_kernel_profile).
-_CPP_EVENT = re.compile(r"^graph_\d+_(.+)$")
-
-
-def kernel_profile_settings() -> dict[str, bool]:
-    """Inductor settings for timed captures, decided when a capture starts (not at import).
-
-    cpp.enable_kernel_profile: C++ kernels show up by name in the profiler.
-    benchmark_kernel: Triton kernels carry Inductor's bytes estimate (`kernel_num_gb`), so the
-    view can show achieved bandwidth. Only where Triton kernels can be made: it does nothing for
-    C++ kernels, and Inductor then prints "Compiled module path: ..." to stderr at every compile
-    (torch/_inductor/graph.py), which would land in the user's cell output for nothing.
-    """
-    settings = {"cpp.enable_kernel_profile": True}
-    if torch.cuda.is_available():
-        settings["benchmark_kernel"] = True
-    return settings
+# How much time measuring may take, against what compiling took: with the default (time-boxed)
+# settings each graph gets at most 3 warm-up and 10 timed runs per arm, fewer when a run is
+# long, never fewer than 3 timed runs.
+BUDGET_FRACTION = 0.02
+MIN_BUDGET_S = 0.2
 
 
 @dataclass
@@ -46,10 +35,20 @@ class RecordedGraph:
     grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
 
 
+@dataclass(frozen=True)
+class _ListOf:
+    """A list input's layout (compiled autograd's graph takes `inputs` and `sizes` as lists)."""
+
+    items: list
+
+
 def input_layout(example_inputs: list) -> list:
     layout = []
     for value in example_inputs:
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, list) and any(isinstance(v, torch.Tensor) for v in value):
+            # Recorded as a layout, never by reference: compiled autograd clears its lists.
+            layout.append(_ListOf(input_layout(value)))
+        elif isinstance(value, torch.Tensor):
             shape = tuple(int(s) for s in value.shape)
             stride = tuple(int(s) for s in value.stride())
             layout.append((shape, stride, value.dtype, value.device, value.requires_grad))
@@ -67,6 +66,9 @@ def _make_inputs(layout: list) -> list:
 
     inputs = []
     for spec in layout:
+        if isinstance(spec, _ListOf):
+            inputs.append(_make_inputs(spec.items))
+            continue
         if not isinstance(spec, tuple) or len(spec) != 5:
             inputs.append(spec)
             continue
@@ -84,128 +86,244 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _sample(fn: Callable, args: list, device: str, warmup: int, repeats: int) -> Sample:
-    for _ in range(warmup):
-        fn(*args)
+@dataclass
+class _Runs:
+    """How many runs: fixed (`repeats` given), or as many as fit a time budget (3 to 10)."""
+
+    budget_s: float | None
+    fixed: int | None = None
+
+    def counts(self, one_run_s: float) -> tuple[int, int]:
+        if self.fixed is not None:
+            return 3, self.fixed
+        fits = int(self.budget_s / max(one_run_s, 1e-7)) if self.budget_s else 10
+        repeats = max(3, min(10, fits - 1))
+        return (3 if fits >= 13 else 1), repeats
+
+
+def _clock(fn: Callable[[], object], device: str) -> float:
     _sync(device)
-    times = []
+    start = time.perf_counter()
+    fn()
+    _sync(device)  # on a GPU, the clock is read only after the work is done
+    return time.perf_counter() - start
+
+
+def _samples(a: Callable[[], float], b: Callable[[], float], runs: _Runs) -> tuple[Sample, Sample]:
+    """Time two things alternately (a, b, a, b, ...), so that a change in the machine's load
+    hits both alike; each callable runs once and returns its own time."""
+    first = max(a(), b())  # warm-up runs that also size the rest
+    warmup, repeats = runs.counts(first)
+    for _ in range(warmup - 1):
+        a(), b()
+    times_a, times_b = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn(*args)
-        _sync(device)  # on a GPU, the clock is read only after the work is done
-        times.append(time.perf_counter() - start)
-    return Sample(statistics.median(times), min(times), max(times), repeats, warmup)
+        times_a.append(a())
+        times_b.append(b())
+    return tuple(  # type: ignore[return-value]
+        Sample(statistics.median(t), min(t), max(t), repeats, warmup) for t in (times_a, times_b)
+    )
 
 
-def _peak_bytes(fn: Callable, args: list, device: str) -> int | None:
-    """Bytes one run allocates at its peak above what was allocated before it."""
-    if device == "cpu":
-        return _cpu_peak_bytes(fn, args)
-    if not device.startswith("cuda"):
-        return None
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    result = fn(*args)
-    torch.cuda.synchronize()
-    peak = torch.cuda.max_memory_allocated() - base
-    del result
-    return int(peak)
+def _call_args(inputs: list) -> list:
+    # A list input goes in as a copy: a boxed graph (compiled autograd's) empties its lists.
+    return [list(v) if isinstance(v, list) else v for v in inputs]
 
 
-def _cpu_peak_bytes(fn: Callable, args: list) -> int | None:
-    """The CPU allocator keeps no peak, but under the profiler with profile_memory every
-    allocation and free is an event carrying the running total ("Total Allocated"): the peak of
-    that total, less where it stood before the first event, is the run's peak. None when the
-    profiler recorded no CPU memory events (nothing to read, so nothing to claim)."""
-    from torch.profiler import ProfilerActivity, profile
+class _Step:
+    """One graph's forward, and backward of its outputs that need grad, on fixed inputs."""
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        result = fn(*args)
-        del result
-    return peak_from_memory_events(_chrome_trace_events(prof))
+    def __init__(self, fn: Callable, inputs: list) -> None:
+        self.fn, self.inputs = fn, inputs
+        flat = [t for v in inputs for t in (v if isinstance(v, list) else [v])]
+        self.leaves = [t for t in flat if isinstance(t, torch.Tensor) and t.requires_grad]
+        self.grads: list[torch.Tensor] | None = None
+        self.outputs: list[torch.Tensor] = []
+        self.needs_backward = False  # some output needed grad in a forward run
+
+    def forward(self) -> None:
+        from torch.utils._pytree import tree_leaves
+
+        result = self.fn(*_call_args(self.inputs))
+        self.outputs = [
+            t
+            for t in tree_leaves(result)
+            if isinstance(t, torch.Tensor) and t.requires_grad and t.is_floating_point()
+        ]
+        self.needs_backward = self.needs_backward or bool(self.outputs)
+
+    @property
+    def has_backward(self) -> bool:
+        return torch.is_grad_enabled() and self.needs_backward
+
+    def backward(self) -> None:
+        if self.grads is None:  # random gradients of the outputs' layout, made once
+            self.grads = [torch.randn_like(t) for t in self.outputs]
+        for t in self.leaves:
+            t.grad = None  # each backward writes fresh gradients, none accumulates
+        torch.autograd.backward(self.outputs, self.grads)
+        self.outputs = []
+
+    def both(self) -> None:
+        self.forward()
+        if self.outputs and torch.is_grad_enabled():
+            self.backward()
 
 
-def _chrome_trace_events(prof) -> list[dict]:
-    """The profiler's chrome trace events: the only place it keeps allocation totals and
-    kernel launch shapes (its Python events carry neither)."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "trace.json"
-        prof.export_chrome_trace(str(path))
-        return json.loads(path.read_text()).get("traceEvents", [])
+def _backward_once(step: _Step, device: str) -> Callable[[], float]:
+    """Backward alone: each timed backward follows an untimed forward."""
+
+    def once() -> float:
+        step.forward()
+        return _clock(step.backward, device)
+
+    return once
 
 
-def peak_from_memory_events(events: list[dict]) -> int | None:
-    """Peak of the CPU allocator's running total over a chrome trace's [memory] events."""
-    totals = []
-    for e in events:
-        args = e.get("args") or {}
-        if e.get("name") != "[memory]" or args.get("Device Type") != 0:  # 0: c10 CPU
+def measure(
+    recorded: dict[str, RecordedGraph],
+    capture: Capture,
+    repeats: int | None = None,
+) -> Timings:
+    """Time every recorded graph (forward and backward, eager and compiled) and the kernels of
+    its compiled forward and backward. With `repeats`, exactly that many timed runs each;
+    without, a time budget of BUDGET_FRACTION of the compile time decides (3 to 10 runs)."""
+    started = time.perf_counter()
+    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    # Fresh random inputs and dropout draw from torch's generators: put them back as they were,
+    # so the user's next random numbers are those an uncaptured run would get.
+    with silenced(), torch.random.fork_rng(devices=gpus):
+        timings = _measure(recorded, capture, repeats)
+    return Timings(
+        device=timings.device,
+        graphs=timings.graphs,
+        kernels=timings.kernels,
+        measure_s=time.perf_counter() - started,
+        peak_bytes_per_s=timings.peak_bytes_per_s,
+        peak_flops=timings.peak_flops,
+    )
+
+
+def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int | None) -> Timings:
+    compiles = {str(c.id): c for c in capture}
+    compile_s = sum(c.compile_time_s or 0.0 for c in capture)
+    graph_budget = max(MIN_BUDGET_S, BUDGET_FRACTION * compile_s) / max(1, len(recorded))
+    # Five arms share a graph's budget: forward and backward, eager and compiled, kernels.
+    runs = _Runs(graph_budget / 5, repeats)
+    graphs: list[GraphTiming] = []
+    kernels: list[KernelTiming] = []
+    devices: set[str] = set()
+    dtypes: list[torch.dtype] = []
+    for compile_id, rec in recorded.items():
+        device = _device_of(rec.inputs)
+        devices.add(device.split(":")[0])
+        dtypes += [s[2] for s in rec.inputs if isinstance(s, tuple) and len(s) == 5]
+        c = compiles.get(compile_id)
+        if c is None:  # the backend heard an id the trace never logged: say so, guess nothing
+            graphs.append(GraphTiming(compile_id, "", note="no compile with this id was logged"))
             continue
-        if "Total Allocated" in args and "Bytes" in args:
-            totals.append((e.get("ts", 0), args["Total Allocated"], args["Bytes"]))
-    if not totals:
-        return None
-    totals.sort(key=lambda t: t[0])
-    start = totals[0][1] - totals[0][2]
-    return int(max(0, max(t[1] for t in totals) - start))
+        what = _what(compile_id, rec, set(c.graphs), runs)
+        try:
+            with torch.set_grad_enabled(rec.grad_enabled):
+                timing, step = _time_graph(compile_id, rec, device, what, runs)
+        except Exception as error:  # a graph that cannot run alone: say so, show no number
+            note = f"could not run alone: {type(error).__name__}: {error}"
+            graphs.append(GraphTiming(compile_id, what, note=note))
+            continue
+        graphs.append(timing)
+        codes = [o for o in c.output_code if o.kernels]
+        if not step.has_backward:
+            codes = [o for o in codes if o.role != "backward"]
+        if codes:
+            try:
+                with torch.set_grad_enabled(rec.grad_enabled):
+                    step_s = timing.step_s() or 0.0
+                    kernels.extend(_kernels(compile_id, codes, step, device, runs, step_s))
+            except Exception as error:  # the graph's times stand; its kernels are not timed
+                note = f"kernels not timed: {type(error).__name__}: {error}"
+                graphs[-1] = replace(timing, note=note)
+    device = ",".join(sorted(devices)) or "cpu"
+    peak_bw = peak_flops = None
+    if kernels and "," not in device:
+        floats = [d for d in dtypes if d.is_floating_point]
+        dtype = max(set(floats), key=floats.count) if floats else torch.float32
+        first_device = _device_of(next(iter(recorded.values())).inputs)
+        try:
+            peak_bw, peak_flops, _ = device_peaks(first_device, dtype)
+        except Exception:  # no peak, no share of it: the times stand alone
+            pass
+    return Timings(device, tuple(graphs), tuple(kernels), 0.0, peak_bw, peak_flops)
+
+
+def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs):
+    inputs = _make_inputs(rec.inputs)
+    eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
+    eager, compiled = _samples(
+        lambda: _clock(eager_step.forward, device),
+        lambda: _clock(compiled_step.forward, device),
+        runs,
+    )
+    eager_bw = compiled_bw = None
+    compiled_step.forward()
+    if compiled_step.outputs and torch.is_grad_enabled():
+        eager_bw, compiled_bw = _samples(
+            _backward_once(eager_step, device), _backward_once(compiled_step, device), runs
+        )
+    compiled_step.outputs = []
+    peaks = (
+        peak_bytes(rec.graph_module, _call_args(inputs), device),
+        peak_bytes(rec.compiled, _call_args(inputs), device),
+    )
+    timing = GraphTiming(
+        compile_id,
+        what,
+        eager,
+        compiled,
+        "",
+        *peaks,
+        eager_backward=eager_bw,
+        compiled_backward=compiled_bw,
+    )
+    return timing, compiled_step
+
+
+def _kernels(
+    compile_id: str, codes: list[OutputCode], step: _Step, device: str, runs: _Runs, step_s: float
+) -> list[KernelTiming]:
+    _, repeats = runs.counts(step_s)
+    times, events = kernel_times(compile_id, codes, step.both, device, repeats)
+    shapes = launch_shapes(events, {t.kernel for t in times}) if events else {}
+    out = []
+    for t in times:
+        if t.kernel in shapes:
+            grid, block, registers = shapes[t.kernel]
+            t = replace(t, grid=grid, block=block, registers=registers)
+        out.append(t)
+    return out
 
 
 def _device_of(layout: list) -> str:
     for spec in layout:
+        if isinstance(spec, _ListOf):
+            return _device_of(spec.items)
         if isinstance(spec, tuple) and len(spec) == 5:
             return str(spec[3])
     return "cpu"
 
 
-def measure(
-    recorded: dict[str, RecordedGraph], capture: Capture, warmup: int = 3, repeats: int = 10
-) -> Timings:
-    """Time every recorded graph, eager and compiled, and the kernels inside the compiled one."""
-    started = time.perf_counter()
-    graphs, kernels = [], []
-    devices = set()
-    for compile_id, rec in recorded.items():
-        device = _device_of(rec.inputs)
-        devices.add(device.split(":")[0])
-        mode = _mode_text(rec, _stages_of(capture, compile_id))
-        what = (
-            f"Dynamo graph {compile_id}: the eager GraphModule vs the compiled callable, "
-            f"forward only{mode}, on "
-            f"{len(rec.inputs)} fresh inputs of the recorded shapes, dtypes and strides; "
-            f"{warmup} warm-up and {repeats} timed runs"
-        )
-        try:
-            with torch.set_grad_enabled(rec.grad_enabled):
-                inputs = _make_inputs(rec.inputs)
-                eager = _sample(rec.graph_module, inputs, device, warmup, repeats)
-                compiled = _sample(rec.compiled, inputs, device, warmup, repeats)
-                peaks = (
-                    _peak_bytes(rec.graph_module, inputs, device),
-                    _peak_bytes(rec.compiled, inputs, device),
-                )
-        except Exception as error:  # a graph that cannot run alone: say so, show no number
-            graphs.append(
-                GraphTiming(
-                    compile_id, what, note=f"could not run alone: {type(error).__name__}: {error}"
-                )
-            )
-            continue
-        graphs.append(GraphTiming(compile_id, what, eager, compiled, "", *peaks))
-        known = _kernel_names(capture, compile_id)
-        if known:
-            with torch.set_grad_enabled(rec.grad_enabled):
-                kernels.extend(_kernel_times(compile_id, rec, inputs, known, device, repeats))
-    return Timings(
-        device=",".join(sorted(devices)) or "cpu",
-        graphs=tuple(graphs),
-        kernels=tuple(kernels),
-        measure_s=time.perf_counter() - started,
+def _what(compile_id: str, rec: RecordedGraph, stages: set[str], runs: _Runs) -> str:
+    mode = _mode_text(rec, stages)
+    how = (
+        f"{runs.fixed} timed runs each"
+        if runs.fixed is not None
+        else "up to 3 warm-up and 10 timed runs each, fewer for long runs (time-boxed)"
     )
-
-
-def _stages_of(capture: Capture, compile_id: str) -> set[str]:
-    return next((set(c.graphs) for c in capture if str(c.id) == compile_id), set())
+    return (
+        f"Dynamo graph {compile_id}: the eager GraphModule vs the compiled callable{mode}, "
+        f"forward, then backward of the outputs that need grad (random gradients; each backward "
+        f"timed after an untimed forward), on {len(rec.inputs)} fresh inputs of the recorded "
+        f"shapes, dtypes and strides; {how}"
+    )
 
 
 def _mode_text(rec: RecordedGraph, stages: set[str]) -> str:
@@ -218,53 +336,6 @@ def _mode_text(rec: RecordedGraph, stages: set[str]) -> str:
         return " (an inference graph: no output needs grad)"
     grad = any(isinstance(s, tuple) and len(s) == 5 and s[4] for s in rec.inputs)
     return " (training mode: inputs require grad)" if grad else ""
-
-
-def _kernel_names(capture: Capture, compile_id: str) -> set[str]:
-    for c in capture:
-        if str(c.id) == compile_id:
-            return {
-                k.name
-                for o in c.output_code
-                if o.role in ("forward", "inference")
-                for k in o.kernels
-            }
-    return set()
-
-
-def _kernel_times(compile_id, rec, inputs, known, device, repeats) -> list[KernelTiming]:
-    """Per-call times of each kernel from profiler events of the compiled graph's runs."""
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if device.startswith("cuda"):
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities) as prof:
-        for _ in range(repeats):
-            rec.compiled(*inputs)
-        _sync(device)
-    durations: dict[str, list[float]] = defaultdict(list)
-    gpu = device.startswith("cuda")
-    for event in prof.events():
-        name = _kernel_of_event(event.name, known)
-        if name is None:
-            continue
-        on_device = getattr(event, "device_type", None) == torch.autograd.DeviceType.CUDA
-        # On a GPU a kernel also appears as its CPU-side launch; only the GPU event is its time.
-        if on_device != gpu:
-            continue
-        micros = event.device_time_total if on_device else event.cpu_time_total
-        durations[name].append(micros / 1e6)
-    shapes = launch_shapes(_chrome_trace_events(prof), known) if gpu else {}
-    out = []
-    for name, values in sorted(durations.items()):
-        sample = Sample(statistics.median(values), min(values), max(values), len(values))
-        grid, block, registers = shapes.get(name, ((), (), None))
-        calls = len(values) / repeats
-        out.append(
-            KernelTiming(
-                compile_id, name, sample, calls, grid=grid, block=block, registers=registers
-            )
-        )
-    return out
 
 
 def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
@@ -284,16 +355,3 @@ def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
             int(registers) if isinstance(registers, int) else None,
         )
     return out
-
-
-def _kernel_of_event(event: str, known: set[str]) -> str | None:
-    if event in known:  # Triton kernels on a GPU carry their own name
-        return event
-    match = _CPP_EVENT.match(event)
-    if match and match.group(1) in known:
-        return match.group(1)
-    if event.startswith("aten::"):  # extern calls: `extern_kernels.mm` runs as `aten::mm`
-        extern = "extern_kernels." + event.removeprefix("aten::")
-        if extern in known:
-            return extern
-    return None

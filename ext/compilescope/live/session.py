@@ -15,7 +15,7 @@ from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge, torch_partitioners, torch_words
 from .distributed import rank_and_world_size
-from .measure import RecordedGraph, input_layout, kernel_profile_settings, measure
+from .measure import RecordedGraph, input_layout, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
 from .triton_ir import with_autotune_choices, with_triton_ir
@@ -40,7 +40,9 @@ class CaptureSession:
         self.joint_paths: dict[str, dict[str, str]] = {}
         self.post_grad_paths: dict[str, list[dict[str, str]]] = {}  # one per post-grad graph
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
-        self.timings = False
+        # Time the compiled graphs after the code ran: True (time-boxed), an int (exactly that
+        # many timed runs per measurement), or False.
+        self.timings: bool | int = False
         self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
         self.result: Capture | None = None
         self._started = 0.0
@@ -93,7 +95,8 @@ class CaptureSession:
                     self.result = self._build(partial)
                     if self.timings and not partial:
                         # Timed after the user's code finished, on the graphs alone.
-                        timings = measure(self.recorded, self.result)
+                        repeats = None if self.timings is True else int(self.timings)
+                        timings = measure(self.recorded, self.result, repeats=repeats)
                         self.result = replace(self.result, timings=timings)
                     if said.items:
                         self.result = replace(self.result, messages=said.messages())
@@ -157,7 +160,8 @@ class CompileOptions:
     fullgraph: bool = False
     partitioner: str | None = None  # "min_cut" or "default"; None keeps the backend's own
     compiled_autograd: bool = False
-    timings: bool = False  # time each graph (eager vs compiled) and its kernels after the run
+    # Time each graph (forward and backward, eager vs compiled) and its kernels after the run.
+    timings: bool | int = True
 
     def backend_fn(self) -> Callable:
         if self.partitioner not in (None, "min_cut", "default"):
@@ -182,18 +186,22 @@ class CompileOptions:
         settings = {}
         if self.backend == "inductor" and self.partitioner == "default":
             settings["custom_partitioner_fn"] = torch_partitioners.default_partitioner()
-        if self.timings and self.backend == "inductor":
-            settings.update(kernel_profile_settings())  # kernels show up by name in the profiler
+        # Timings need no Inductor setting: kernels are timed by wrapping the output module's
+        # calls. (cpp.enable_kernel_profile slowed every C++ kernel's build, benchmark_kernel
+        # made Inductor print "Compiled module path" at each compile.)
         return settings
 
     def compile(self, fn: Callable, session: CaptureSession) -> Callable:
         backend = _RecordingBackend(self.backend_fn(), session)
         return torch_bridge.compile_fn(fn, backend, dynamic=self.dynamic, fullgraph=self.fullgraph)
 
-    def running(self) -> contextlib.AbstractContextManager:
-        """Around running the compiled code: compiled autograd, when asked for."""
+    def running(self, session: CaptureSession | None = None) -> contextlib.AbstractContextManager:
+        """Around running the compiled code: compiled autograd, when asked for (its graphs
+        recorded by the session too, so that they are timed like the others)."""
         if self.compiled_autograd:
-            backend = "inductor" if self.backend == "inductor" else self.backend
+            backend = self.backend_fn() if self.backend == "inductor" else self.backend
+            if session is not None:
+                backend = _RecordingBackend(torch_bridge.lookup_backend(backend), session)
             return torch_bridge.compiled_autograd(backend)
         return contextlib.nullcontext()
 
@@ -278,15 +286,16 @@ def capture(
     fullgraph: bool = False,
     partitioner: str | None = None,
     compiled_autograd: bool = False,
-    timings: bool = False,
+    timings: bool | int = True,
     **kwargs: object,
 ) -> Capture:
     """Compile `fn`, run it on `args`, and (if `backward`) run backward of its summed output.
 
     Extra keyword arguments go to `fn`. Each call compiles afresh (Dynamo sees a new code object),
-    so calling `capture` twice gives the same stages twice. With `timings=True`, each compiled
-    graph is then timed alone (eager vs compiled, and its kernels) on fresh inputs of the same
-    shapes; the user's code itself runs once.
+    so calling `capture` twice gives the same stages twice. Unless `timings=False`, each compiled
+    graph is then timed alone (forward and backward, eager vs compiled, and each kernel) on
+    fresh inputs of the same shapes, within a small time budget (`timings=N`: exactly N timed
+    runs each instead); the user's code itself runs once.
     """
     if not callable(fn):
         raise TypeError(f"capture() needs a function or module to compile, got {type(fn).__name__}")
@@ -296,7 +305,7 @@ def capture(
     how.backend_fn()  # bad option combinations fail here, before anything runs
     session = CaptureSession()
     session.timings = timings
-    with session.active(how.settings()), how.running():
+    with session.active(how.settings()), how.running(session):
         output = call_compiled(how, session, fn, args, kwargs)
         if backward:
             loss = torch_bridge.sum_for_backward(output)
@@ -362,6 +371,10 @@ def _copy_function(fn: types.FunctionType) -> types.FunctionType:
 
 def _notebook_cell(filename: str) -> int | None:
     """The notebook cell a file name belongs to: IPython's own map, else its naming pattern."""
+    import sys
+
+    if "IPython" not in sys.modules:  # not in IPython; importing it would cost 50 ms for nothing
+        return ipython_cell(filename)
     try:
         from IPython import get_ipython
     except ImportError:

@@ -13,8 +13,12 @@ import torch
 TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what TORCH_TRACE writes
 
 # Settings held for the duration of a capture, restored afterwards.
-# - force_disable_caches: on an FX-graph or AOTAutograd cache hit torch skips the pre-grad and
-#   post-grad stages and logs no graphs for them; a capture must show every stage every time.
+# - the FX-graph and AOTAutograd caches (local and remote) off: on a cache hit torch skips the
+#   pre-grad and post-grad stages and logs no graphs for them; a capture must show every stage
+#   every time. Not force_disable_caches: that also gives every compile_fx call a fresh Inductor
+#   cache folder (torch/_inductor/compile_fx.py, with_fresh_cache_if_config), so kernels that
+#   several graphs of one capture share were built again for each; `capture_settings` gives the
+#   whole capture one fresh folder instead (new files, so Triton's IR is found by file times).
 # - trace.provenance_tracking_level (torch >= 2.8; a bool `trace.provenance_tracking` before):
 #   makes Inductor log kernel -> node -> source-line maps.
 # - force_non_lazy_backward_lowering: Inductor compiles the backward lazily, at the first
@@ -23,7 +27,10 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 #   has cleared by then), so backward kernels get no node map. Lowered with the forward they
 #   do; the code is the same, only when the backward compiles changes.
 _CAPTURE_SETTINGS = (
-    ("torch._inductor.config", "force_disable_caches", True),
+    ("torch._inductor.config", "fx_graph_cache", False),
+    ("torch._inductor.config", "fx_graph_remote_cache", False),
+    ("torch._functorch.config", "enable_autograd_cache", False),
+    ("torch._functorch.config", "enable_remote_autograd_cache", False),
     ("torch._inductor.config", "trace.provenance_tracking_level", 1),
     ("torch._functorch.config", "force_non_lazy_backward_lowering", True),
 )
@@ -109,8 +116,8 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
             owner, leaf = found
             saved.append((owner, leaf, getattr(owner, leaf)))
             setattr(owner, leaf, value)
-        with warnings.catch_warnings():
-            # force_disable_caches makes Dynamo warn once that PGO is off; that is our doing.
+        with warnings.catch_warnings(), _fresh_cache():
+            # force_disable_caches (set by a user) makes Dynamo warn once that PGO is off.
             warnings.filterwarnings("ignore", message=".*force disabled by.*force_disable_caches")
             yield
     finally:
@@ -118,15 +125,37 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
             setattr(owner, leaf, value)
 
 
+def _fresh_cache() -> contextlib.AbstractContextManager:
+    """One fresh Inductor (and Triton) cache folder for the whole capture, kept afterwards:
+    the modules and kernels loaded from it must stay loadable (torch keeps its own the same
+    way, torch/_inductor/compile_fx.py with_fresh_cache_if_config)."""
+    try:
+        from torch._inductor.runtime.runtime_utils import cache_dir
+        from torch._inductor.utils import fresh_cache
+    except ImportError:  # pragma: no cover - torch before 2.8 names it fresh_inductor_cache
+        try:
+            from torch._inductor.runtime.runtime_utils import cache_dir
+            from torch._inductor.utils import fresh_inductor_cache as fresh_cache
+        except ImportError:
+            return contextlib.nullcontext()
+    return fresh_cache(dir=cache_dir(), delete=False)
+
+
 def current_compile_id() -> str | None:
-    """The compile id torch is compiling right now (inside a backend), tlparse-formatted."""
+    """The compile id torch is compiling right now (inside a backend), as the trace writes it.
+
+    That is the trace id, restart attempt included (`2/0_1`): after a graph break Dynamo
+    restarts the frame and logs the graphs and kernels under `N/M_K`, while
+    CompileContext.current_compile_id() still reads `N/M` (torch/_guards.py, TraceId). Keying
+    by the attempt-less id attributed a restarted compile's timings to the empty first attempt.
+    """
     try:
         from torch._guards import CompileContext
 
-        cid = CompileContext.current_compile_id()
+        trace_id = CompileContext.current_trace_id()
     except Exception:  # pragma: no cover - guard against torch API drift
         return None
-    return None if cid is None else str(cid)
+    return None if trace_id is None else str(trace_id)
 
 
 def module_paths(graph_module: object) -> dict[str, str]:

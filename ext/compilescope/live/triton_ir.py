@@ -15,9 +15,9 @@ LAUNCH_KEYS = ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg")
 
 
 # Where a kernel's files sit below a root. Inductor points Triton at its own cache
-# (`<inductor cache>/triton/<device>/<hash>/`), and with force_disable_caches (which a capture
-# holds) at a fresh temporary one per compile (`<inductor cache>/tmpXXXX/triton/<hash>/`,
-# seen on torch 2.11 with Triton 3.6); plain Triton uses `<TRITON_CACHE_DIR>/<hash>/`.
+# (`<inductor cache>/triton/<device>/<hash>/`); a capture gives itself a fresh folder below it
+# (`<inductor cache>/tmpXXXX/triton/<hash>/`, as force_disable_caches does per compile; seen on
+# torch 2.11 with Triton 3.6); plain Triton uses `<TRITON_CACHE_DIR>/<hash>/`.
 _LAYOUTS = ("*/{}", "triton/*/{}", "triton/*/*/{}", "tmp*/triton/*/{}", "tmp*/triton/*/*/{}")
 
 

@@ -145,11 +145,6 @@ class RankReport:
             },
         }
 
-    def _repr_html_(self) -> str:
-        from ..views.ranks_html import ranks_html  # views depend on the model, not back
-
-        return ranks_html(self)
-
 
 def collective_lines(compiles: tuple[RankCompile, ...], limit: int = 8) -> list[str]:
     """One line per compile that has collectives: `0/0 (aot_forward_graph): all_reduce(...)`."""

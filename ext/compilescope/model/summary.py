@@ -99,6 +99,13 @@ def summarize(capture: Capture) -> str:
                 f"{str(g.compile_id):>8}  time: eager {g.eager.median_s * 1e3:.3f} ms, compiled "
                 f"{g.compiled.median_s * 1e3:.3f} ms{speed} (median of {g.compiled.repeats})"
             )
+            if g.eager_backward and g.compiled_backward:
+                speed = f", {g.backward_speedup:.2f}x" if g.backward_speedup else ""
+                lines.append(
+                    f"{'':10}backward: eager {g.eager_backward.median_s * 1e3:.3f} ms, compiled "
+                    f"{g.compiled_backward.median_s * 1e3:.3f} ms{speed}; step (fwd + bwd): "
+                    f"eager {g.step_s('eager') * 1e3:.3f} ms, compiled {g.step_s() * 1e3:.3f} ms"
+                )
     if capture.skipped:
         total = sum(s.count for s in capture.skipped)
         reasons = "; ".join(f"{s.count} {s.reason}" for s in capture.skipped)

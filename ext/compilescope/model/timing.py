@@ -29,12 +29,33 @@ class GraphTiming:
     # peak statistics; CPU: the profiler's allocation events); None where not measured.
     eager_peak_bytes: int | None = None
     compiled_peak_bytes: int | None = None
+    # The backward of the same graph (autograd through the eager graph vs AOTAutograd's compiled
+    # backward), timed alone after a forward run, with random gradients of the outputs' layout;
+    # None where nothing needs grad (inference, no_grad) or it could not run.
+    eager_backward: Sample | None = None
+    compiled_backward: Sample | None = None
 
     @property
     def speedup(self) -> float | None:
-        if self.eager is None or self.compiled is None or self.compiled.median_s <= 0:
+        return _ratio(self.eager, self.compiled)
+
+    @property
+    def backward_speedup(self) -> float | None:
+        return _ratio(self.eager_backward, self.compiled_backward)
+
+    def step_s(self, which: str = "compiled") -> float | None:
+        """Forward + backward medians (forward alone where there is no backward)."""
+        forward = self.compiled if which == "compiled" else self.eager
+        backward = self.compiled_backward if which == "compiled" else self.eager_backward
+        if forward is None:
             return None
-        return self.eager.median_s / self.compiled.median_s
+        return forward.median_s + (backward.median_s if backward else 0.0)
+
+
+def _ratio(eager: Sample | None, compiled: Sample | None) -> float | None:
+    if eager is None or compiled is None or compiled.median_s <= 0:
+        return None
+    return eager.median_s / compiled.median_s
 
 
 @dataclass(frozen=True)
@@ -51,6 +72,15 @@ class KernelTiming:
     grid: tuple[int, ...] = ()
     block: tuple[int, ...] = ()
     registers: int | None = None
+    role: str = "forward"  # the output module it belongs to: forward, backward or inference
+    # Bytes of the distinct tensors one call is passed (inputs and outputs, each once), and the
+    # FLOPs of one call where they follow from its shapes (matmuls, convolutions); None if unknown.
+    bytes_per_call: float | None = None
+    flops_per_call: float | None = None
+
+    @property
+    def per_run_s(self) -> float:
+        return self.time.median_s * self.calls_per_run
 
 
 @dataclass(frozen=True)
@@ -61,19 +91,31 @@ class Timings:
     graphs: tuple[GraphTiming, ...] = ()
     kernels: tuple[KernelTiming, ...] = ()
     measure_s: float = 0.0  # how long measuring took (compilescope's own cost)
+    # The device's measured peaks, to put kernels against: a large copy's bytes per second
+    # (read + write) and a large matmul's FLOP/s; None where not measured.
+    peak_bytes_per_s: float | None = None
+    peak_flops: float | None = None
 
-    def kernels_of(self, compile_id: str) -> tuple[KernelTiming, ...]:
-        return tuple(k for k in self.kernels if k.compile_id == compile_id)
+    def kernels_of(self, compile_id: str, role: str | None = None) -> tuple[KernelTiming, ...]:
+        """The kernel times of one compile id; of one output module's role when given."""
+        return tuple(
+            k
+            for k in self.kernels
+            if k.compile_id == compile_id and (role is None or _role(k) == role)
+        )
 
-    def kernel_sum_s(self, compile_id: str) -> float:
+    def kernel_sum_s(self, compile_id: str, role: str | None = None) -> float:
         """Sum of the kernels' medians times their calls: compare with the whole graph's time."""
-        return sum(k.time.median_s * k.calls_per_run for k in self.kernels_of(compile_id))
+        return sum(k.per_run_s for k in self.kernels_of(compile_id, role))
 
-    def gap_text(self, compile_id: str, graph_median_s: float) -> str:
+    def graph(self, compile_id: str) -> GraphTiming | None:
+        return next((g for g in self.graphs if g.compile_id == compile_id), None)
+
+    def gap_text(self, compile_id: str, graph_median_s: float, role: str = "forward") -> str:
         """Kernels against the whole graph: the time outside kernels, or why none is shown."""
-        if not self.kernels_of(compile_id):
+        if not self.kernels_of(compile_id, role):
             return "no kernel times"
-        inside = self.kernel_sum_s(compile_id)
+        inside = self.kernel_sum_s(compile_id, role)
         if inside > graph_median_s:
             # Kernels are timed in separate, profiled runs; on a CPU their OpenMP threads can
             # contend, so their sum can exceed the graph's own median. A negative gap is noise.
@@ -82,3 +124,8 @@ class Timings:
                 " timed in separate profiled runs; no gap shown"
             )
         return f"{inside * 1e3:.3f} ms in kernels, {(graph_median_s - inside) * 1e3:.3f} ms outside"
+
+
+def _role(k: KernelTiming) -> str:
+    # An inference graph's kernels are its forward: one name for "the graph that ran first".
+    return "forward" if k.role == "inference" else k.role

@@ -125,19 +125,27 @@ def _spread(sample) -> str:
 
 
 def timings_html(capture: Capture) -> str:
-    """Eager vs compiled per graph, kernel sums against the graph, the slowest kernels."""
+    """Per graph: forward and backward, eager vs compiled, and their sum; then the kernels
+    ranked by time per step, with module, line, share of the step and achieved throughput."""
     t = capture.timings
     if t is None:
-        return "<p>Times: not measured (use --time, or capture(..., timings=True)).</p>"
+        return "<p>Times: not measured (timings were turned off: --no-time / timings=False).</p>"
     rows = []
     for g in t.graphs:
         if g.compiled is None:
             rows.append(
-                f"<tr><td>{escape(g.compile_id)}</td><td colspan='5'>not measured: {escape(g.note)}</td></tr>"
+                f"<tr><td>{escape(g.compile_id)}</td><td colspan='7'>not measured: {escape(g.note)}</td></tr>"
             )
             continue
         gap = t.gap_text(g.compile_id, g.compiled.median_s)
         speed = f"{g.speedup:.2f}x" if g.speedup else ""
+        back = (
+            f"{_ms(g.eager_backward.median_s)} / {_ms(g.compiled_backward.median_s)}"
+            + (f" ({g.backward_speedup:.2f}x)" if g.backward_speedup else "")
+            if g.eager_backward and g.compiled_backward
+            else "no backward"
+        )
+        step = f"{_ms(g.step_s('eager'))} / {_ms(g.step_s())}"
         peaks = (
             f"{human_bytes(g.eager_peak_bytes)} / {human_bytes(g.compiled_peak_bytes)}"
             if g.eager_peak_bytes is not None and g.compiled_peak_bytes is not None
@@ -145,33 +153,54 @@ def timings_html(capture: Capture) -> str:
         )
         rows.append(
             f"<tr><td>{escape(g.compile_id)}</td><td>{escape(_spread(g.eager))}</td>"
-            f"<td>{escape(_spread(g.compiled))}</td><td>{escape(speed)}</td><td>{escape(gap)}</td>"
+            f"<td>{escape(_spread(g.compiled))}</td><td>{escape(speed)}</td>"
+            f"<td>{escape(back)}</td><td>{escape(step)}</td><td>{escape(gap)}</td>"
             f"<td>{escape(peaks)}</td></tr>"
-        )
-    kernels = sorted(t.kernels, key=lambda k: k.time.median_s * k.calls_per_run, reverse=True)[:10]
-    by_name = {(str(c.id), k.name): k for c in capture for k in c.kernels}
-    krows = []
-    for k in kernels:
-        info = by_name.get((k.compile_id, k.kernel))
-        nodes = ", ".join(info.fused_nodes) if info else ""
-        lines = ", ".join(str(loc.line) for loc in info.source_lines[:4]) if info else ""
-        krows.append(
-            f"<tr><td>{escape(k.compile_id)}</td><td>{escape(k.kernel)}</td><td>{escape(_spread(k.time))}</td>"
-            f"<td>{k.calls_per_run:g}</td><td>{escape(nodes)}</td><td>{escape(lines)}</td></tr>"
         )
     what = "".join(f"<li>{escape(g.what)}</li>" for g in t.graphs)
     return (
         f"<p><b>Times on {escape(t.device)}</b> (median, spread, repeats)</p><table><tr><th>compile id</th>"
-        "<th>eager</th><th>compiled</th><th>speedup</th><th>kernels vs the rest</th>"
-        "<th>peak memory, eager / compiled</th></tr>"
+        "<th>forward eager</th><th>forward compiled</th><th>speedup</th>"
+        "<th>backward eager / compiled</th><th>step (fwd + bwd) eager / compiled</th>"
+        "<th>forward kernels vs the rest</th><th>peak memory, eager / compiled</th></tr>"
         f"{''.join(rows)}</table>"
-        + (
-            "<table><tr><th>compile id</th><th>kernel</th><th>per call</th><th>calls/run</th>"
-            f"<th>post-grad nodes</th><th>lines</th></tr>{''.join(krows)}</table>"
-            if krows
-            else ""
-        )
+        + kernel_rows_html(capture)
         + f"<details><summary>what was timed</summary><ul>{what}</ul></details>"
+    )
+
+
+def _share(value: float | None) -> str:
+    return "" if value is None else f"{value:.1%}"
+
+
+def _rate(value: float | None, unit: str, of_peak: float | None) -> str:
+    if not value:
+        return ""
+    text = f"{value / 1e9:.1f} G{unit}/s"
+    return text + (f" ({of_peak:.0%} of peak)" if of_peak else "")
+
+
+def kernel_rows_html(capture: Capture, top: int = 15) -> str:
+    """The kernels that cost most per step: where the time goes, at a glance."""
+    from ..model.kernel_table import kernel_rows
+
+    rows = kernel_rows(capture)[:top]
+    if not rows:
+        return ""
+    body = "".join(
+        f"<tr><td>{r['rank']}</td><td>{escape(r['compile_id'])} {escape(r['role'])}</td>"
+        f"<td>{escape(r['kernel'])}</td><td>{r['per_step_s'] * 1e3:.3f} ms</td>"
+        f"<td>{_share(r['share'])}</td>"
+        f"<td>{escape(r['module'])}</td><td>{escape(r['line'])}</td>"
+        f"<td>{escape(_rate(r['bytes_per_s'], 'B', r['of_peak_bandwidth']))}</td>"
+        f"<td>{escape(_rate(r['flops_per_s'], 'FLOP', r['of_peak_flops']))}</td></tr>"
+        for r in rows
+    )
+    return (
+        "<table class='cs-kernel-rank'><tr><th>#</th><th>compile id</th><th>kernel</th>"
+        "<th>per step</th><th>share of step</th><th>module</th><th>line</th>"
+        "<th>bandwidth</th><th>FLOP/s</th></tr>"
+        f"{body}</table>"
     )
 
 

@@ -99,10 +99,12 @@ def _peak_text(g) -> str:
 
 
 def _bandwidth(k, t) -> float | None:
-    """Achieved bandwidth in bytes/s: Inductor's bytes estimate over the measured median."""
-    if k.bytes_moved is None or t is None or t.time.median_s <= 0:
+    """Achieved bandwidth in bytes/s: Inductor's bytes estimate (else the bytes of the tensors
+    a call was passed) over the measured median."""
+    nbytes = k.bytes_moved or (t.bytes_per_call if t is not None else None)
+    if not nbytes or t is None or t.time.median_s <= 0:
         return None
-    return k.bytes_moved / t.time.median_s
+    return nbytes / t.time.median_s
 
 
 def _loc(loc) -> list | None:
@@ -124,13 +126,14 @@ def _post_grad_of_code(c: Compile) -> list[int | None]:
 def _kernels(c: Compile, capture: Capture) -> list[dict]:
     times = {}
     if capture.timings:
-        times = {k.kernel: k for k in capture.timings.kernels_of(str(c.id))}
+        # Keyed by role too: a forward and a backward module may each have a kernel of one name.
+        times = {(k.role, k.kernel): k for k in capture.timings.kernels_of(str(c.id))}
     posts = c.graphs.get("inductor_post_grad_graph", ())
     out = []
     for code, post in zip(c.output_code, _post_grad_of_code(c), strict=True):
         names = {n.name for n in posts[post].nodes} if post is not None else set()
         for k in code.kernels:
-            t = times.get(k.name)
+            t = times.get((code.role or "forward", k.name))
             fused = list(k.fused_nodes)
             if not fused and names:
                 # Inductor records no provenance for some graphs (a CPU backward logs only
@@ -150,7 +153,7 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "lines": [_loc(s) for s in k.source_lines],
                     "time": _sample(t.time) if t else None,
                     "calls_per_run": t.calls_per_run if t else None,
-                    "bytes": k.bytes_moved,
+                    "bytes": k.bytes_moved or (t.bytes_per_call if t else None),
                     "ir": k.ir,
                     "launch": k.launch,
                     "grid": list(t.grid) if t else [],
@@ -252,6 +255,16 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 if g.compiled
                 else "",
                 "memory": _peak_text(g),
+                "eager_backward": _sample(g.eager_backward),
+                "compiled_backward": _sample(g.compiled_backward),
+                "backward_speedup": g.backward_speedup,
+                "step": g.step_s(),
+                "eager_step": g.step_s("eager"),
+                "backward_gap": capture.timings.gap_text(
+                    str(c.id), g.compiled_backward.median_s, "backward"
+                )
+                if g.compiled_backward
+                else "",
             }
     f = c.frame
     return {
@@ -307,6 +320,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
 
 def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
     """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them."""
+    from ..model.kernel_table import kernel_rows
     from .summary_html import devices
 
     graphs: list[dict] = []
@@ -339,6 +353,7 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
             }
             for m in capture.messages
         ],  # fmt: skip
+        "kernel_rows": kernel_rows(capture)[:40],
         "diff": None,
     }
     if before is not None:

@@ -1,0 +1,409 @@
+"""GPU run for issue 12 (H100/H200, torch 2.11, Triton 3.6): per-kernel timings at realistic size,
+forward and backward, against torch.profiler in real training steps; the capture's overhead on
+the GPU (and whether the capture prints anything: the capture processes' stdout and stderr).
+About 7 minutes.
+
+    PYTHONPATH=ext:benchmarks python benchmarks/gpu_realistic.py OUTDIR [--pairs 3] [--tiny]
+
+Writes OUTDIR/gpu_realistic.md (for benchmarks/RESULTS.md), OUTDIR/gpu_realistic.json (every
+figure, per kernel), and OUTDIR/gpt2_6x768_bf16_train.json.gz (the realistic capture, pre-grad
+graphs and guards left out, for the tutorials). `--tiny`: small models on whatever device there
+is (a CPU check of the script itself; its figures mean nothing).
+
+Accuracy: one compile per model (a GPT-2 LM, 6 layers x 768, 8 x 512 tokens, bf16, and a
+ResNet-18 at batch 64, 224 x 224, bf16), inside a compilescope capture. With the capture still
+open, 3 warm-up and 10 real training steps (forward + backward) run under torch.profiler: the
+reference, per Triton kernel, is the median CUDA time of its calls. When the capture closes,
+compilescope times every graph and kernel its own way (GPU_CLOCK "events", the default), and the
+script times them again with GPU_CLOCK "profiler". Kernels are compared by name where the name
+is unique in the capture (forward and backward modules may reuse one).
+
+Overhead: fresh processes, each with fresh Inductor and Triton cache folders, alternating:
+bare torch.compile + first training step vs compilescope.capture (timings on, the default), on a
+4-layer GPT-2 (8 x 512, bf16); median of per-pair ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LEAKS = ("Compiled module path", "USDT", "STAGE:", "profiler_start")
+STARTED = time.perf_counter()
+
+
+def lm(device: str, dtype, tiny: bool, layers: int = 6):
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(
+        n_layer=2 if tiny else layers,
+        n_embd=64 if tiny else 768,
+        n_head=4 if tiny else 12,
+        vocab_size=1000 if tiny else 50257,
+        n_positions=1024,
+    )
+    model = GPT2LMHeadModel(cfg).to(device=device, dtype=dtype).train()
+    batch, seq = (2, 32) if tiny else (8, 512)
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), device=device)
+
+    def step(ids):
+        return model(ids, labels=ids).loss
+
+    return model, step, (ids,), f"GPT-2 LM {cfg.n_layer} x {cfg.n_embd}, {batch} x {seq} tokens"
+
+
+def cnn(device: str, dtype, tiny: bool):
+    import torch
+    from gpu_models import ResNet18
+
+    model = ResNet18(width=8 if tiny else 64).to(device=device, dtype=dtype).train()
+    batch, size = (2, 32) if tiny else (64, 224)
+    x = torch.randn(batch, 3, size, size, device=device, dtype=dtype)
+    target = torch.randint(0, 1000, (batch,), device=device)
+
+    def step(x):
+        return torch.nn.functional.cross_entropy(model(x).float(), target)
+
+    return model, step, (x,), f"ResNet-18, batch {batch}, {size} x {size}"
+
+
+def sync(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -> dict:
+    """Capture one model's training step, the profiler reference inside the same compile, and
+    compilescope's per-kernel times by both GPU clocks."""
+    import torch
+    from compilescope.live import kernel_timer
+    from compilescope.live.measure import measure
+    from compilescope.live.session import CaptureSession, CompileOptions
+
+    torch.manual_seed(0)
+    model, step, inputs, label = make(device, dtype, tiny)
+    how = CompileOptions(timings=20)
+    session = CaptureSession()
+    session.timings = False  # measured below, by each clock, once the capture is built
+    started = time.perf_counter()
+    with session.active(how.settings()):
+        session.timings = 20  # record the graphs for timing
+        compiled = how.compile(step, session)
+        compiled(*inputs).backward()
+        sync(device)
+        first_step_s = time.perf_counter() - started
+        for _ in range(3):
+            model.zero_grad(set_to_none=True)
+            compiled(*inputs).backward()
+        sync(device)
+        wall = []
+        for _ in range(steps):
+            model.zero_grad(set_to_none=True)
+            sync(device)
+            t = time.perf_counter()
+            compiled(*inputs).backward()
+            sync(device)
+            wall.append(time.perf_counter() - t)
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        if device.startswith("cuda"):
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+        with torch.profiler.profile(activities=activities) as prof:
+            for _ in range(steps):
+                model.zero_grad(set_to_none=True)
+                compiled(*inputs).backward()
+            sync(device)
+        recorded = dict(session.recorded)
+        session.timings = False  # the capture is built on the way out; timed below
+    cap = session.result
+    reference: dict[str, list[float]] = {}
+    for e in prof.events():
+        if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA:
+            reference.setdefault(e.name, []).append(e.device_time_total / 1e6)
+    out = {"model": label, "dtype": str(dtype), "first_step_s": first_step_s}
+    out["real_step_ms"] = statistics.median(wall) * 1e3
+    clocks = ("events", "profiler") if device.startswith("cuda") else ("cpu",)
+    for clock in clocks:
+        kernel_timer.GPU_CLOCK = clock if clock != "cpu" else kernel_timer.GPU_CLOCK
+        t = time.perf_counter()
+        timings = measure(recorded, cap, repeats=20)
+        out[f"measure_s_{clock}"] = time.perf_counter() - t
+        if clock in ("events", "cpu"):
+            cap = replace(cap, timings=timings)
+        out[f"compare_{clock}"] = compare(cap, timings, reference, steps)
+    kernel_timer.GPU_CLOCK = "events"
+    out["coverage"] = coverage(cap)
+    out["graphs"] = [
+        {
+            "compile_id": g.compile_id,
+            "forward_ms": [s and s.median_s * 1e3 for s in (g.eager, g.compiled)],
+            "backward_ms": [
+                s and s.median_s * 1e3 for s in (g.eager_backward, g.compiled_backward)
+            ],
+            "note": g.note,
+        }
+        for g in cap.timings.graphs
+    ]
+    out["step_sum_ms"] = sum(g.step_s() or 0 for g in cap.timings.graphs) * 1e3
+    out["capture"] = cap
+    return out
+
+
+def coverage(cap) -> dict:
+    """Item 1 at realistic size: every compile with kernels has a time for each of them."""
+    missing = []
+    kernels = 0
+    for c in cap:
+        for code in c.output_code:
+            timed = {t.kernel for t in cap.timings.kernels_of(str(c.id), code.role or "forward")}
+            for k in code.kernels:
+                kernels += 1
+                if k.name not in timed:
+                    missing.append(f"{c.id} {code.role} {k.name}")
+    graphs = [g for g in cap.timings.graphs if g.compiled is not None]
+    return {
+        "compile_ids": len(cap),
+        "kernels": kernels,
+        "kernels_without_time": missing,
+        "graphs_timed": len(graphs),
+        "graphs_with_backward": sum(g.compiled_backward is not None for g in graphs),
+        "graph_notes": [f"{g.compile_id}: {g.note}" for g in cap.timings.graphs if g.note],
+    }
+
+
+def compare(cap, timings, reference: dict, steps: int) -> dict:
+    names = Counter(k.name for c in cap for k in c.kernels if k.language == "triton")
+    rows = []
+    for t in timings.kernels:
+        if names.get(t.kernel) != 1 or t.kernel not in reference:
+            continue
+        ref = statistics.median(reference[t.kernel])
+        rows.append(
+            {
+                "kernel": t.kernel,
+                "compile_id": t.compile_id,
+                "role": t.role,
+                "compilescope_us": t.time.median_s * 1e6,
+                "profiler_us": ref * 1e6,
+                "ratio": t.time.median_s / ref if ref > 0 else None,
+                "calls": t.calls_per_run,
+                "profiler_calls": len(reference[t.kernel]) / steps,
+            }
+        )
+    ambiguous = sum(1 for n, c in names.items() if c > 1)
+    return {"rows": rows, "ambiguous_names": ambiguous, "buckets": buckets(rows)}
+
+
+def buckets(rows: list[dict]) -> dict:
+    out = {}
+    for label, low, high in (
+        ("> 20 us", 20, 1e12),
+        ("5 to 20 us", 5, 20),
+        ("< 5 us", 0, 5),
+        ("all", 0, 1e12),
+    ):
+        errs = [abs(r["ratio"] - 1) for r in rows if r["ratio"] and low <= r["profiler_us"] < high]
+        ratios = [r["ratio"] for r in rows if r["ratio"] and low <= r["profiler_us"] < high]
+        if not errs:
+            out[label] = {"n": 0}
+            continue
+        errs.sort()
+        out[label] = {
+            "n": len(errs),
+            "within_5pct": sum(e <= 0.05 for e in errs),
+            "within_10pct": sum(e <= 0.10 for e in errs),
+            "median_abs_err": statistics.median(errs),
+            "p90_abs_err": errs[min(len(errs) - 1, int(0.9 * len(errs)))],
+            "min_ratio": min(ratios),
+            "max_ratio": max(ratios),
+            "median_ratio": statistics.median(ratios),
+        }
+    return out
+
+
+CHILD = """
+import os, sys, time
+sys.path[:0] = [{ext!r}, {bench!r}]
+import torch
+from gpu_realistic import lm
+dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model, step, inputs, label = lm(device, dtype, {tiny!r}, layers=4)
+if device == "cuda":
+    torch.cuda.synchronize()
+start = time.perf_counter()
+if {arm!r} == "bare":
+    torch.compile(step)(*inputs).backward()
+else:
+    import compilescope
+    cap = compilescope.capture(step, *inputs)
+    assert cap.timings is not None and cap.timings.kernels
+    print("measure_s", cap.timings.measure_s)
+if device == "cuda":
+    torch.cuda.synchronize()
+print(time.perf_counter() - start)
+"""
+
+
+def child(arm: str, tiny: bool) -> tuple[float, str, float]:
+    code = CHILD.format(ext=str(ROOT / "ext"), bench=str(ROOT / "benchmarks"), tiny=tiny, arm=arm)
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ)
+        env.update(TORCHINDUCTOR_CACHE_DIR=f"{cache}/inductor", TRITON_CACHE_DIR=f"{cache}/triton")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    lines = (out.stdout + out.stderr).splitlines()
+    leaked = [line for line in lines if any(x in line for x in LEAKS)]
+    measure_s = sum(float(line.split()[1]) for line in lines if line.startswith("measure_s "))
+    return float(out.stdout.strip().splitlines()[-1]), "\n".join(leaked), measure_s
+
+
+def overhead(pairs: int, tiny: bool, deadline_s: float) -> dict:
+    bare, captured, ratios, leaks, measuring = [], [], [], [], []
+    for i in range(pairs):
+        if time.perf_counter() - STARTED > deadline_s:
+            break
+        order = ("bare", "capture") if i % 2 == 0 else ("capture", "bare")
+        result = {arm: child(arm, tiny) for arm in order}
+        bare.append(result["bare"][0])
+        captured.append(result["capture"][0])
+        ratios.append(result["capture"][0] / result["bare"][0])
+        measuring.append(result["capture"][2])
+        if result["capture"][1]:
+            leaks.append(result["capture"][1])
+    return {
+        "bare_s": bare,
+        "capture_s": captured,
+        "measure_s": measuring,
+        "ratios": ratios,
+        "leaked_lines": leaks,
+    }
+
+
+def markdown(results: dict) -> str:
+    import torch
+
+    lines = [f"torch {torch.__version__}, {results['device']}", ""]
+    for key in ("lm", "cnn"):
+        r = results.get(key)
+        if not r:
+            continue
+        cov = r["coverage"]
+        lines += [
+            f"### {r['model']} ({r['dtype']}), one training step",
+            "",
+            f"- compile + first step: {r['first_step_s']:.1f} s; a real step (median of 10, "
+            f"synchronized): {r['real_step_ms']:.2f} ms; compilescope's graphs, forward + "
+            f"backward summed: {r['step_sum_ms']:.2f} ms",
+            f"- {cov['compile_ids']} compile ids, {cov['graphs_timed']} graphs timed "
+            f"({cov['graphs_with_backward']} with their backward), {cov['kernels']} kernels, "
+            f"{len(cov['kernels_without_time'])} without a time"
+            + (
+                f": {', '.join(cov['kernels_without_time'][:8])}"
+                if cov["kernels_without_time"]
+                else ""
+            ),
+        ]
+        if cov["graph_notes"]:
+            lines.append(f"- notes: {'; '.join(cov['graph_notes'][:5])}")
+        for g in r["graphs"]:
+            f, b = g["forward_ms"], g["backward_ms"]
+            if f[1] is None:
+                continue
+            lines.append(
+                f"- {g['compile_id']}: forward eager {f[0]:.3f} / compiled {f[1]:.3f} ms"
+                + (f"; backward eager {b[0]:.3f} / compiled {b[1]:.3f} ms" if b[1] else "")
+            )
+        for clock in ("events", "profiler", "cpu"):
+            cmp_ = r.get(f"compare_{clock}")
+            if not cmp_:
+                continue
+            lines += [
+                "",
+                f"Per-kernel medians, compilescope (GPU_CLOCK={clock}, measuring took "
+                f"{r[f'measure_s_{clock}']:.1f} s) / torch.profiler in 10 real steps; "
+                f"{len(cmp_['rows'])} Triton kernels compared ({cmp_['ambiguous_names']} names "
+                "left out: used by more than one module):",
+                "",
+                "| reference time | kernels | within 5% | within 10% | median abs. error | p90 | ratio range |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for label, b in cmp_["buckets"].items():
+                if not b["n"]:
+                    lines.append(f"| {label} | 0 | | | | | |")
+                    continue
+                lines.append(
+                    f"| {label} | {b['n']} | {b['within_5pct']} ({b['within_5pct'] / b['n']:.0%}) "
+                    f"| {b['within_10pct']} | {b['median_abs_err']:.1%} | {b['p90_abs_err']:.1%} "
+                    f"| {b['min_ratio']:.3f} to {b['max_ratio']:.3f} |"
+                )
+        lines.append("")
+    o = results.get("overhead")
+    if o and o["ratios"]:
+        lines += [
+            "### Overhead: compile + first training step, GPT-2 4 x 768, 8 x 512, bf16 "
+            "(fresh process and caches each run, alternating)",
+            "",
+            f"- bare torch.compile: {', '.join(f'{v:.1f}' for v in o['bare_s'])} s",
+            f"- compilescope.capture (timings on): {', '.join(f'{v:.1f}' for v in o['capture_s'])} s"
+            f" (of which measuring: {', '.join(f'{v:.2f}' for v in o['measure_s'])} s)",
+            f"- ratio per pair: {', '.join(f'{v:.3f}' for v in o['ratios'])}; median "
+            f"{statistics.median(o['ratios']):.3f}; target <= 1.05",
+            f"- lines leaked to stdout/stderr by the capture: {len(o['leaked_lines'])}",
+        ]
+    lines.append(f"total {time.perf_counter() - STARTED:.0f} s")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--tiny", action="store_true")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    # Triton's cache outside OUTDIR: everything under OUTDIR is copied back from the GPU machine.
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="triton_"))
+
+    import torch
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    results: dict = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu"}
+    results["lm"] = accuracy("lm", lm, device, dtype, args.tiny)
+    results["cnn"] = accuracy("cnn", cnn, device, dtype, args.tiny)
+    cap = results["lm"].pop("capture")
+    results["cnn"].pop("capture")
+    trimmed = replace(
+        cap,
+        compiles=tuple(
+            replace(c, guards="", graphs={k: v for k, v in c.graphs.items() if "pre_grad" not in k})
+            for c in cap
+        ),
+    )
+    with gzip.open(out / "gpt2_6x768_bf16_train.json.gz", "wt", encoding="utf-8") as f:
+        f.write(trimmed.to_json())
+    results["overhead"] = overhead(args.pairs, args.tiny, deadline_s=400)
+    text = markdown(results)
+    (out / "gpu_realistic.md").write_text(text)
+    (out / "gpu_realistic.json").write_text(json.dumps(results, indent=1, default=str))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""Per-kernel times of compiled graphs, forward and backward, by wrapping the kernels Inductor's
+output modules call (C++: a clock around each call; GPU: a profiler range around each launch)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import torch
+
+from ..model.kernel import OutputCode
+from ..model.timing import KernelTiming, Sample
+
+# Globals of an output module through which its extern calls go (`extern_kernels.mm(...)`,
+# `aten.gelu.default(...)`, `torch.ops.aten._scaled_dot_product_flash_attention.default(...)`).
+_NAMESPACES = ("extern_kernels", "aten", "torch")
+_LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
+
+# How kernels are timed on a GPU. "events": a CUDA event pair around each launch, after a short
+# spin kernel (torch.cuda._sleep) that keeps the GPU busy while the CPU launches, so that the
+# pair brackets the kernel and not the launch gap; no profiler, so no CUPTI start-up (seconds on
+# a fresh process). "profiler": torch.profiler ranges around each launch, the kernels' CUDA time
+# as CUPTI records it (exact, costs the profiler's start). benchmarks/gpu_realistic.py checks
+# both against torch.profiler in real training steps.
+GPU_CLOCK = "events"
+_SPIN_CYCLES = 100_000  # about 50 us at H100 clocks: longer than one launch from Python
+
+
+@dataclass
+class CallLog:
+    """What the wrapper of one kernel saw: per-call times (CPU) or calls, and one call's sizes."""
+
+    kernel: str
+    role: str
+    times: list[float] = field(default_factory=list)
+    pending: list[tuple] = field(default_factory=list)  # CUDA event pairs not yet read
+    calls: int = 0
+    bytes_per_call: float | None = None
+    flops_per_call: float | None = None
+
+    def first_call(self, args: tuple, kwargs: dict, result: object) -> None:
+        tensors = {}
+        for value in (*args, *kwargs.values(), result):
+            for t in _tensors(value):
+                tensors[(t.data_ptr(), t.numel(), t.dtype)] = t.numel() * t.element_size()
+        self.bytes_per_call = float(sum(tensors.values())) if tensors else None
+        self.flops_per_call = flops_of(self.kernel, args, result)
+
+
+def _tensors(value: object) -> Iterator[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, torch.Tensor):
+                yield item
+
+
+def flops_of(kernel: str, args: tuple, result: object) -> float | None:
+    """FLOPs of one call that follow from its shapes: matmuls, convolutions, attention."""
+    op = kernel.rsplit(".", 2)[-2] if kernel.endswith(".default") else kernel.rsplit(".", 1)[-1]
+    shapes = [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
+    try:
+        if op in ("mm", "addmm") and len(shapes) >= 2:
+            (m, k), (_, n) = shapes[-2], shapes[-1]
+            return 2.0 * m * k * n
+        if op in ("bmm", "baddbmm") and len(shapes) >= 2:
+            (b, m, k), (_, _, n) = shapes[-2], shapes[-1]
+            return 2.0 * b * m * k * n
+        if op == "convolution" and len(shapes) >= 2 and isinstance(result, torch.Tensor):
+            weight = shapes[1]  # (out, in / groups, *kernel)
+            return 2.0 * result.numel() * weight[1] * math.prod(weight[2:])
+        if op.startswith("_scaled_dot_product") and "backward" not in op and len(shapes) >= 2:
+            *batch, length, dim = shapes[0]
+            source = shapes[1][-2]
+            return 4.0 * math.prod(batch) * length * source * dim
+    except (ValueError, TypeError):  # shapes other than these ops usually take
+        return None
+    return None
+
+
+class _Namespace:
+    """Stands in for `extern_kernels` / `aten` / `torch` in one output module: attribute access
+    passes through, except on the way to a kernel we time, which comes back wrapped."""
+
+    def __init__(self, real: object, path: str, wrap: Callable[[str, object], object]) -> None:
+        self._real, self._path, self._wrap = real, path, wrap
+
+    def __getattr__(self, name: str) -> object:
+        value = getattr(self._real, name)
+        return self._wrap(f"{self._path}.{name}", value)
+
+
+class _TritonLaunch:
+    """Stands in for a Triton kernel (Inductor's CachingAutotuner): `.run` is wrapped."""
+
+    def __init__(self, inner: object, run: Callable) -> None:
+        self._inner, self.run = inner, run
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
+def _wrapped_call(fn: Callable, log: CallLog, gpu: bool) -> Callable:
+    label = f"{_LABEL}{log.role}::{log.kernel}"
+    events = gpu and GPU_CLOCK == "events"
+
+    def call(*args, **kwargs):
+        log.calls += 1
+        if events:
+            torch.cuda._sleep(_SPIN_CYCLES)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            result = fn(*args, **kwargs)
+            end.record()
+            log.pending.append((start, end))
+        elif gpu:
+            with torch.profiler.record_function(label):
+                result = fn(*args, **kwargs)
+        else:
+            start = time.perf_counter()
+            result = fn(*args, **kwargs)
+            log.times.append(time.perf_counter() - start)
+        if log.calls == 1:
+            log.first_call(args, kwargs, result)
+        return result
+
+    return call
+
+
+def loaded_module(path: str) -> object | None:
+    """The loaded Python module of an output code file (Inductor puts it in sys.modules)."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == path:
+            return module
+    return None
+
+
+def _wrapper(
+    role: str, wanted: set[str], logs: dict[tuple[str, str], CallLog], gpu: bool
+) -> Callable[[str, object], object]:
+    """What one output module's namespaces hand out: a timed kernel, a namespace on the way to
+    one, or the attribute itself. (One per module: a closure made in a loop would see the last
+    module's names.)"""
+    cache: dict[str, object] = {}
+
+    def wrap(path: str, value: object) -> object:
+        if path in wanted:
+            if path not in cache:
+                log = logs.setdefault((role, path), CallLog(path, role))
+                cache[path] = _wrapped_call(value, log, gpu)
+            return cache[path]
+        if any(w.startswith(path + ".") for w in wanted):
+            return _Namespace(value, path, wrap)
+        return value
+
+    return wrap
+
+
+@contextmanager
+def wrapped_kernels(codes: list[OutputCode], gpu: bool) -> Iterator[dict[tuple[str, str], CallLog]]:
+    """Inside, the kernels of these output modules are wrapped; (role, kernel) -> its CallLog.
+    Every module global replaced is put back on the way out."""
+    logs: dict[tuple[str, str], CallLog] = {}
+    replaced: list[tuple[dict, str, object]] = []
+    try:
+        for code in codes:
+            module = loaded_module(code.path) if code.path else None
+            if module is None:
+                continue
+            space = vars(module)
+            role = code.role or "forward"
+            wanted = {k.name for k in code.kernels}
+            wrap = _wrapper(role, wanted, logs, gpu)
+            for name in wanted:
+                head = name.split(".", 1)[0]
+                if "." in name and head in _NAMESPACES and head in space:
+                    if not isinstance(space[head], _Namespace):
+                        replaced.append((space, head, space[head]))
+                        space[head] = _Namespace(space[head], head, wrap)
+                elif name in space and callable(getattr(space[name], "run", None)):
+                    log = logs.setdefault((role, name), CallLog(name, role))
+                    replaced.append((space, name, space[name]))
+                    space[name] = _TritonLaunch(
+                        space[name], _wrapped_call(space[name].run, log, gpu)
+                    )
+                elif name in space and callable(space[name]):
+                    log = logs.setdefault((role, name), CallLog(name, role))
+                    replaced.append((space, name, space[name]))
+                    space[name] = _wrapped_call(space[name], log, gpu)
+        yield logs
+    finally:
+        for space, name, value in reversed(replaced):
+            space[name] = value
+
+
+def kernel_times(
+    compile_id: str,
+    codes: list[OutputCode],
+    run_step: Callable[[], None],
+    device: str,
+    repeats: int,
+) -> tuple[list[KernelTiming], list[dict]]:
+    """Time each kernel of a compiled graph over `repeats` runs of `run_step` (forward, and
+    backward when it needs grad). Returns the timings and, on a GPU, the profiler's chrome
+    trace events (for launch shapes)."""
+    gpu = device.startswith("cuda")
+    with wrapped_kernels(codes, gpu) as logs:
+        if not logs:
+            return [], []
+        if gpu and GPU_CLOCK == "events":
+            for _ in range(repeats):
+                run_step()
+            torch.cuda.synchronize()
+            for log in logs.values():
+                log.times = [a.elapsed_time(b) / 1e3 for a, b in log.pending]
+                log.pending = []
+        elif gpu:
+            activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+            with torch.profiler.profile(activities=activities) as prof:
+                for _ in range(repeats):
+                    run_step()
+                torch.cuda.synchronize()
+            _gpu_times(prof, logs)
+        else:
+            for _ in range(repeats):
+                run_step()
+    out = []
+    for (role, name), log in sorted(logs.items()):
+        if not log.times:
+            continue
+        values = log.times
+        out.append(
+            KernelTiming(
+                compile_id,
+                name,
+                Sample(statistics.median(values), min(values), max(values), len(values)),
+                log.calls / repeats,
+                source=_source(gpu),
+                role=role,
+                bytes_per_call=log.bytes_per_call,
+                flops_per_call=log.flops_per_call,
+            )
+        )
+    events = _chrome_events(prof) if gpu and GPU_CLOCK != "events" and out else []
+    return out, events
+
+
+def _source(gpu: bool) -> str:
+    if not gpu:
+        return "clock around each call"
+    if GPU_CLOCK == "events":
+        return "CUDA events around each launch, after a spin kernel"
+    return "torch.profiler (CUDA time of the kernels each call launched)"
+
+
+def _gpu_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> None:
+    """Each wrapped call's CUDA time: the device time of the kernels launched inside its range
+    (FunctionEvent.device_time_total sums the kernels of the range and of the ops within)."""
+    for event in prof.events():
+        if not event.name.startswith(_LABEL):
+            continue
+        if getattr(event, "device_type", None) != torch.autograd.DeviceType.CPU:
+            continue  # the GPU-side copy of the range
+        role, _, name = event.name.removeprefix(_LABEL).partition("::")
+        log = logs.get((role, name))
+        micros = event.device_time_total
+        if log is not None and micros > 0:
+            log.times.append(micros / 1e6)
+
+
+def _chrome_events(prof: object) -> list[dict]:
+    from .memory import chrome_trace_events
+
+    return chrome_trace_events(prof)

@@ -1,0 +1,106 @@
+"""Kernel wrappers on a stand-in output module: every kind of call timed, sizes read, all restored."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+import torch
+from compilescope.live.kernel_timer import flops_of, kernel_times, wrapped_kernels
+from compilescope.model.kernel import Kernel, OutputCode
+
+pytestmark = pytest.mark.torch
+
+SOURCE = """
+import torch
+from torch._inductor.select_algorithm import extern_kernels
+aten = torch.ops.aten
+
+def cpp_fused_relu_0(x, out):
+    torch.clamp(x, min=0, out=out)
+
+def call(a, b):
+    buf0 = torch.empty(a.shape[0], b.shape[1])
+    extern_kernels.mm(a, b, out=buf0)
+    buf1 = torch.empty_like(buf0)
+    cpp_fused_relu_0(buf0, buf1)
+    cpp_fused_relu_0(buf1, buf0)
+    return aten.neg.default(buf0)
+"""
+
+
+@pytest.fixture
+def module(tmp_path):
+    path = tmp_path / "cfake0.py"
+    path.write_text(SOURCE)
+    mod = types.ModuleType("compilescope_test_output_module")
+    mod.__file__ = str(path)
+    exec(compile(SOURCE, str(path), "exec"), vars(mod))
+    sys.modules[mod.__name__] = mod
+    yield mod
+    del sys.modules[mod.__name__]
+
+
+def _code(path: str, role: str = "forward") -> OutputCode:
+    names = ("cpp_fused_relu_0", "extern_kernels.mm", "aten.neg.default")
+    kernels = tuple(Kernel(n, "extern" if "." in n else "cpp") for n in names)
+    return OutputCode("", path=path, role=role, kernels=kernels)
+
+
+def test_each_kind_of_call_is_timed_and_sized_and_the_module_restored(module):
+    before = dict(vars(module))
+    a, b = torch.randn(8, 4), torch.randn(4, 16)
+    times, events = kernel_times(
+        "0/0", [_code(module.__file__)], lambda: module.call(a, b), "cpu", 5
+    )
+    assert events == []
+    by_name = {t.kernel: t for t in times}
+    assert set(by_name) == {"cpp_fused_relu_0", "extern_kernels.mm", "aten.neg.default"}
+    assert by_name["cpp_fused_relu_0"].calls_per_run == 2  # two call sites, one kernel
+    assert by_name["extern_kernels.mm"].calls_per_run == 1
+    for t in times:
+        assert t.time.repeats == 5 * t.calls_per_run and t.time.median_s > 0 and t.role == "forward"
+    mm = by_name["extern_kernels.mm"]
+    assert mm.flops_per_call == 2 * 8 * 4 * 16
+    assert mm.bytes_per_call == (8 * 4 + 4 * 16 + 8 * 16) * 4  # a, b and out, each once
+    assert {k: v for k, v in vars(module).items()} == before, "every global put back"
+
+
+def test_two_modules_keep_their_own_kernels(module, tmp_path):
+    # A backward module with other kernels, wrapped after the forward one: the forward's nested
+    # namespaces (`aten.neg` on the way to `aten.neg.default`) must still hand out its kernels.
+    path = tmp_path / "cfake1.py"
+    path.write_text("def cpp_fused_sum_0(x):\n    return x.sum()\n")
+    other = types.ModuleType("compilescope_test_output_module_bw")
+    other.__file__ = str(path)
+    exec(compile(path.read_text(), str(path), "exec"), vars(other))
+    sys.modules[other.__name__] = other
+    backward = OutputCode(
+        "", path=str(path), role="backward", kernels=(Kernel("cpp_fused_sum_0", "cpp"),)
+    )
+    try:
+        with wrapped_kernels([_code(module.__file__), backward], gpu=False) as logs:
+            module.call(torch.randn(2, 3), torch.randn(3, 2))
+            other.cpp_fused_sum_0(torch.randn(3))
+    finally:
+        del sys.modules[other.__name__]
+    assert {key: log.calls for key, log in logs.items()} == {
+        ("forward", "cpp_fused_relu_0"): 2,
+        ("forward", "extern_kernels.mm"): 1,
+        ("forward", "aten.neg.default"): 1,
+        ("backward", "cpp_fused_sum_0"): 1,
+    }
+
+
+def test_flops_follow_from_shapes():
+    a, b = torch.empty(2, 3, 5), torch.empty(2, 5, 7)
+    assert flops_of("extern_kernels.bmm", (a, b), None) == 2 * 2 * 3 * 5 * 7
+    x, w = torch.empty(1, 3, 8, 8), torch.empty(4, 3, 3, 3)
+    out = torch.empty(1, 4, 6, 6)
+    assert flops_of("extern_kernels.convolution", (x, w), out) == 2 * out.numel() * 3 * 9
+    q = torch.empty(2, 4, 16, 8)
+    assert flops_of("aten._scaled_dot_product_flash_attention.default", (q, q, q), None) == (
+        4 * 2 * 4 * 16 * 16 * 8
+    )
+    assert flops_of("cpp_fused_add_0", (a,), None) is None
