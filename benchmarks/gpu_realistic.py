@@ -14,8 +14,8 @@ Accuracy: one compile per model (a GPT-2 LM, 6 layers x 768, 8 x 512 tokens, bf1
 ResNet-18 at batch 64, 224 x 224, bf16), inside a compilescope capture. With the capture still
 open, 3 warm-up and 10 real training steps (forward + backward) run under torch.profiler: the
 reference, per Triton kernel, is the median CUDA time of its calls. When the capture closes,
-compilescope times every graph and kernel its own way (GPU_CLOCK "events", the default), and the
-script times them again with GPU_CLOCK "profiler". Kernels are compared by name where the name
+compilescope times every graph and kernel with both of its GPU clocks (GPU_CLOCK "events" and
+"profiler", the default). Kernels are compared by name where the name
 is unique in the capture (forward and backward modules may reuse one).
 
 Overhead: fresh processes, each with fresh Inductor and Triton cache folders, alternating:
@@ -136,15 +136,16 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
     out = {"model": label, "dtype": str(dtype), "first_step_s": first_step_s}
     out["real_step_ms"] = statistics.median(wall) * 1e3
     clocks = ("events", "profiler") if device.startswith("cuda") else ("cpu",)
+    default_clock = kernel_timer.GPU_CLOCK
     for clock in clocks:
         kernel_timer.GPU_CLOCK = clock if clock != "cpu" else kernel_timer.GPU_CLOCK
         t = time.perf_counter()
         timings = measure(recorded, cap, repeats=20)
         out[f"measure_s_{clock}"] = time.perf_counter() - t
-        if clock in ("events", "cpu"):
+        if clock in (default_clock, "cpu"):
             cap = replace(cap, timings=timings)
         out[f"compare_{clock}"] = compare(cap, timings, reference, steps)
-    kernel_timer.GPU_CLOCK = "events"
+    kernel_timer.GPU_CLOCK = default_clock
     out["coverage"] = coverage(cap)
     out["graphs"] = [
         {

@@ -210,6 +210,10 @@ def test_torchs_warnings_are_kept_in_the_capture_not_printed(capfd):
         return y * y.sum().item()  # torch warns: "Graph break from `Tensor.item()`"
 
     torch._dynamo.reset()
+    # torch says this once per process (functools.cache): a test before this one may have.
+    from torch._dynamo.variables.tensor import TensorVariable
+
+    TensorVariable._warn_capture_scalar_outputs.cache_clear()
     with compilescope.capturing() as cap:
         torch.compile(f, backend="eager")(torch.randn(3))
     said = [m for m in cap.capture.messages if "Tensor.item()" in m.message]

@@ -338,6 +338,10 @@ def test_torch_warnings_go_to_the_view_not_stderr(ip, run, capfd, recwarn):
     from compilescope.live.torch_words import _Keep, _torch_handlers
 
     ip.user_ns["x"] = __import__("torch").randn(4)
+    # torch says this once per process (functools.cache): a test before this one may have.
+    from torch._dynamo.variables.tensor import TensorVariable
+
+    TensorVariable._warn_capture_scalar_outputs.cache_clear()
     capfd.readouterr()
     result = run(
         "y = x.sin()\nn = y.sum().item()\nz = y * n\n"

@@ -26,30 +26,48 @@ _LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
 # pair brackets the kernel and not the launch gap; no profiler, so no CUPTI start-up (seconds on
 # a fresh process). "profiler": torch.profiler ranges around each launch, the kernels' CUDA time
 # as CUPTI records it (exact, costs the profiler's start). benchmarks/gpu_realistic.py checks
-# both against torch.profiler in real training steps.
-GPU_CLOCK = "events"
+# both against torch.profiler in real training steps. On an H200 (torch 2.11, RESULTS.md,
+# "Timings at realistic size"), "events" came within 5% for 7 of 27 kernels over 20 us (the
+# launch gap still leaks in), "profiler" for 25 of 27: the profiler is the default.
+GPU_CLOCK = "profiler"
 _SPIN_CYCLES = 100_000  # about 50 us at H100 clocks: longer than one launch from Python
 
 
 @dataclass
 class CallLog:
-    """What the wrapper of one kernel saw: per-call times (CPU) or calls, and one call's sizes."""
+    """What the wrapper of one kernel saw: per-call times (CPU) or calls, and the sizes of the
+    calls of the first step (one name, e.g. `extern_kernels.mm`, is called with many shapes, so
+    bytes and FLOPs are the mean over a step's calls, like the time they are divided by)."""
 
     kernel: str
     role: str
     times: list[float] = field(default_factory=list)
     pending: list[tuple] = field(default_factory=list)  # CUDA event pairs not yet read
     calls: int = 0
-    bytes_per_call: float | None = None
-    flops_per_call: float | None = None
+    sizing: bool = True  # until the first step ends
+    sized: int = 0
+    total_bytes: float = 0.0
+    total_flops: float | None = 0.0  # None once a call's FLOPs are unknown
 
-    def first_call(self, args: tuple, kwargs: dict, result: object) -> None:
+    def size_call(self, args: tuple, kwargs: dict, result: object) -> None:
         tensors = {}
         for value in (*args, *kwargs.values(), result):
             for t in _tensors(value):
                 tensors[(t.data_ptr(), t.numel(), t.dtype)] = t.numel() * t.element_size()
-        self.bytes_per_call = float(sum(tensors.values())) if tensors else None
-        self.flops_per_call = flops_of(self.kernel, args, result)
+        self.sized += 1
+        self.total_bytes += float(sum(tensors.values()))
+        flops = flops_of(self.kernel, args, result)
+        self.total_flops = (
+            None if flops is None or self.total_flops is None else self.total_flops + flops
+        )
+
+    @property
+    def bytes_per_call(self) -> float | None:
+        return self.total_bytes / self.sized if self.sized and self.total_bytes else None
+
+    @property
+    def flops_per_call(self) -> float | None:
+        return self.total_flops / self.sized if self.sized and self.total_flops else None
 
 
 def _tensors(value: object) -> Iterator[torch.Tensor]:
@@ -126,8 +144,8 @@ def _wrapped_call(fn: Callable, log: CallLog, gpu: bool) -> Callable:
             start = time.perf_counter()
             result = fn(*args, **kwargs)
             log.times.append(time.perf_counter() - start)
-        if log.calls == 1:
-            log.first_call(args, kwargs, result)
+        if log.sizing:
+            log.size_call(args, kwargs, result)
         return result
 
     return call
@@ -213,6 +231,13 @@ def kernel_times(
     with wrapped_kernels(codes, gpu) as logs:
         if not logs:
             return [], []
+        step = run_step
+
+        def run_step() -> None:  # the first step's calls are sized, the others only timed
+            step()
+            for log in logs.values():
+                log.sizing = False
+
         if gpu and GPU_CLOCK == "events":
             for _ in range(repeats):
                 run_step()
