@@ -241,6 +241,11 @@ def test_the_roofline_picture_draws_the_timed_kernels(timed):
     assert roof.get_xscale() == "log" and len(band.collections[0].get_offsets()) == len(
         data["points"]
     )
+    # ... and in the fallback (and so the report), as matplotlib's script-free SVG.
+    from compilescope.views.result_view import fallback_html, view_data
+
+    chart = view_data(timed)["charts"]["roofline"]
+    assert chart.startswith("<svg") and chart in fallback_html(timed, view_data(timed))
 
 
 def test_measuring_leaves_torchs_random_numbers_as_they_were():

@@ -341,7 +341,7 @@ function csRenderResult(el, data) {
   // --- timings ------------------------------------------------------------------------------------
   {
     const p = panes.timings;
-    for (const key of ["timings", "memory"]) {
+    for (const key of ["timings", "roofline", "memory"]) {
       if (!data.charts || !data.charts[key]) continue;
       const holder = csEl("div", { class: "cs-chart", "data-chart": key });
       holder.innerHTML = data.charts[key]; // matplotlib's SVG, text escaped (views/figures.py)

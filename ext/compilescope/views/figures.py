@@ -223,10 +223,18 @@ def svg(fig: Figure | None) -> str:
     return text.replace("<svg ", "<svg class='cs-figure' style='max-width:100%;height:auto' ", 1)
 
 
+def roofline(capture: Capture) -> Figure | None:
+    """The timed kernels under the device's measured roofs (views/roofline.py draws it)."""
+    from .roofline import roofline_figure
+
+    return roofline_figure(capture)
+
+
 def charts(capture: Capture) -> dict[str, str]:
-    """The view's charts as SVG: stages, kernel times, memory."""
+    """The view's charts as SVG: stages, kernel times, roofline, memory."""
     return {
         "stages": svg(stage_waterfall(capture)),
         "timings": svg(kernel_ranking(capture)),
+        "roofline": svg(roofline(capture)),
         "memory": svg(memory_chart(capture)),
     }

@@ -40,9 +40,13 @@ def roofline_figure(capture: Capture, top: int = 30):
     data = roofline_data(capture, top)
     if not data["points"]:
         return None
-    from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
+    # No pyplot (no global state, no GUI backend); a Figure that shows itself in a notebook.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    fig = Figure(figsize=(10, 4), layout="constrained")
+    from .figures import ShownFigure, _text
+
+    fig = ShownFigure(figsize=(10, 4), layout="constrained")
+    FigureCanvasAgg(fig)
     roof, band = fig.subplots(1, 2)
     bw, peak = data["peak_bytes_per_s"], data["peak_flops"]
     computed = [p for p in data["points"] if p["intensity"] and p["flops_per_s"]]
@@ -54,14 +58,16 @@ def roofline_figure(capture: Capture, top: int = 30):
         roof.annotate(f"{bw / 1e9:.0f} GB/s", (ridge / 900, ridge / 1000 * bw), fontsize=8)
     for p in computed:
         roof.scatter(p["intensity"], p["flops_per_s"], s=20 + 400 * (p["share"] or 0), alpha=0.7)
-        roof.annotate(p["kernel"][:28], (p["intensity"], p["flops_per_s"]), fontsize=6)
+        roof.annotate(_text(p["kernel"], 28), (p["intensity"], p["flops_per_s"]), fontsize=6)
     roof.set(xscale="log", yscale="log", xlabel="FLOPs per byte", ylabel="FLOP/s")
-    roof.set_title(f"roofline on {data['device']} (kernels with known FLOPs)", fontsize=9)
+    roof.set_title(
+        _text(f"roofline on {data['device']} (kernels with known FLOPs)", 80), fontsize=9
+    )
     shares = [(p["share"] or 0) * 100 for p in data["points"]]
     rates = [(p["bytes_per_s"] or 0) / 1e9 for p in data["points"]]
     band.scatter(shares, rates, s=18, color="#10b981")
     for p, x, y in zip(data["points"][:8], shares, rates, strict=False):
-        band.annotate(p["kernel"][:28], (x, y), fontsize=6)
+        band.annotate(_text(p["kernel"], 28), (x, y), fontsize=6)
     if bw:
         band.axhline(bw / 1e9, color="#444", lw=1, ls="--")
         band.annotate("measured copy bandwidth", (0, bw / 1e9), fontsize=7, va="bottom")
