@@ -51,6 +51,7 @@ def result_script() -> str:
             "text.js",
             "diff.js",
             "partition.js",
+            "timings.js",
             "result.js",
         )
     )
