@@ -285,3 +285,12 @@ def test_one_kernel_name_called_with_several_shapes_has_mean_sizes():
     (mm,) = [k for k in cap.timings.kernels if k.kernel == "extern_kernels.mm"]
     assert mm.calls_per_run == 2
     assert mm.flops_per_call == pytest.approx((2 * 64 * 32 * 16 + 2 * 8 * 4 * 2) / 2)
+
+
+def test_a_name_called_several_times_a_step_is_timed_per_step():
+    from compilescope.live.kernel_timer import _per_call
+
+    # Two calls a step of very different sizes: each step's mean per call, not the median call.
+    assert _per_call([1.0, 9.0, 1.0, 9.0, 1.0, 9.0], 2) == [5.0, 5.0, 5.0]
+    assert _per_call([1.0, 2.0, 3.0], 1) == [1.0, 2.0, 3.0]
+    assert _per_call([1.0, 2.0, 3.0], 2) == [1.0, 2.0, 3.0]  # incomplete steps: as measured

@@ -62,6 +62,12 @@ def kernel_rows(capture: Capture) -> list[dict]:
         per_call = kt.time.median_s
         bandwidth = nbytes / per_call if nbytes and per_call > 0 else None
         flops = kt.flops_per_call / per_call if kt.flops_per_call and per_call > 0 else None
+        # Sizes taken from whole argument tensors are an upper bound (a kernel may read a slice
+        # of one): a rate above the device's measured peak says so, and is not shown as a rate.
+        if bandwidth and t.peak_bytes_per_s and bandwidth > t.peak_bytes_per_s:
+            bandwidth = None
+        if flops and t.peak_flops and flops > t.peak_flops:
+            flops = None
         line, code = _line(kernel, capture) if kernel else ("", "")
         rows.append(
             {

@@ -1,0 +1,42 @@
+"""The realistic GPU capture (GPT-2 6 x 768, bf16 training step on an H200; benchmarks/
+gpu_realistic.py made it): every kernel timed under the restarted compile id, and the kernel
+table's rates never above the device's measured peaks."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import compilescope
+import pytest
+from compilescope.model.kernel_table import kernel_rows
+
+CAPTURE = (
+    Path(__file__).resolve().parents[2]
+    / "benchmarks"
+    / "gpu_realistic_capture"
+    / "gpt2_6x768_bf16_train.json.gz"
+)
+
+
+@pytest.fixture(scope="module")
+def realistic():
+    with gzip.open(CAPTURE, "rt", encoding="utf-8") as f:
+        return compilescope.Capture.from_json(f.read())
+
+
+def test_every_kernel_of_the_restarted_compile_has_a_time(realistic):
+    c = realistic["2/0_1"]  # transformers' graph breaks restart the frame
+    timed = {k.kernel for k in realistic.timings.kernels if k.compile_id == "2/0_1"}
+    triton = {k.name for k in c.kernels if k.language == "triton"}
+    assert triton and triton <= timed
+    roles = {k.role for k in realistic.timings.kernels if k.compile_id == "2/0_1"}
+    assert roles == {"forward", "backward"}
+
+
+def test_rates_are_never_above_the_measured_peaks(realistic):
+    rows = kernel_rows(realistic)
+    assert len(rows) == len(realistic.timings.kernels)
+    assert all((r["of_peak_flops"] or 0) <= 1 for r in rows)
+    assert all((r["of_peak_bandwidth"] or 0) <= 1 for r in rows)
+    assert any(r["of_peak_flops"] for r in rows) and any(r["of_peak_bandwidth"] for r in rows)
