@@ -37,7 +37,8 @@ def test_each_chart_is_a_figure(loaded):
 def test_fallback_charts_come_from_matplotlib_and_escape_text(loaded):
     capture = _timed(loaded("module_backward"))
     html = fallback_html(capture, view_data(capture))
-    assert html.count("class='cs-figure'") == 3 and "Matplotlib" in html
+    # stages, kernel ranking, roofline and memory
+    assert html.count("class='cs-figure'") == 4 and "Matplotlib" in html
     assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
 
 
