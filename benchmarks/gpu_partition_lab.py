@@ -14,19 +14,7 @@ import time
 
 import compilescope
 import torch
-from workloads import MLPBlock
-
-
-class ConvBN(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 32, 3, padding=1)
-        self.bn = torch.nn.BatchNorm2d(32)
-        self.head = torch.nn.Linear(32, 10)
-
-    def forward(self, x):
-        return self.head(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
-
+from workloads import ConvBN, MLPBlock
 
 MODELS = {
     "mlp_block": (MLPBlock, (256, 32)),
@@ -34,7 +22,7 @@ MODELS = {
         lambda: torch.nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True, dropout=0.0),
         (8, 128, 256),
     ),
-    "conv_bn": (ConvBN, (16, 3, 64, 64)),
+    "conv_bn": (lambda: ConvBN(32), (16, 3, 64, 64)),
 }
 
 

@@ -107,3 +107,16 @@ class MLPBlock(torch.nn.Module):
     def forward(self, x):
         h = torch.nn.functional.gelu(self.up(x))
         return self.down(self.norm(h * torch.sigmoid(h)))
+
+
+class ConvBN(torch.nn.Module):
+    """A convolution with batch norm, then a linear head (the partition lab's CNN)."""
+
+    def __init__(self, channels: int = 8) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, channels, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(channels)
+        self.head = torch.nn.Linear(channels, 4)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.bn(self.conv(x))).mean((2, 3)))

@@ -13,21 +13,9 @@ import torch
 import torch._functorch.config as functorch_config
 import torch._inductor.config as inductor_config
 from compilescope.model.serialize import json_schema
-from workloads import MLPBlock
+from workloads import ConvBN, MLPBlock
 
 pytestmark = pytest.mark.torch
-
-
-class ConvBN(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.bn = torch.nn.BatchNorm2d(8)
-        self.head = torch.nn.Linear(8, 4)
-
-    def forward(self, x):
-        h = torch.relu(self.bn(self.conv(x)))
-        return self.head(h.mean((2, 3)))
 
 
 def transformer_block():
