@@ -137,6 +137,37 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
     out["real_step_ms"] = statistics.median(wall) * 1e3
     clocks = ("events", "profiler") if device.startswith("cuda") else ("cpu",)
     default_clock = kernel_timer.GPU_CLOCK
+    checks: list[dict] = []
+    real_gpu_times = kernel_timer.gpu_times
+
+    def checked_gpu_times(prof, logs):
+        """The raw-event reading, checked against the profiler's own FunctionEvent tree."""
+        t = time.perf_counter()
+        launches = real_gpu_times(prof, logs)
+        raw_s = time.perf_counter() - t
+        tree = {k: kernel_timer.CallLog(v.kernel, v.role) for k, v in logs.items()}
+        t = time.perf_counter()
+        kernel_timer._function_event_times(prof, tree)
+        tree_s = time.perf_counter() - t
+        diffs = [
+            abs(statistics.median(logs[k].times) / statistics.median(tree[k].times) - 1)
+            for k in logs
+            if logs[k].times and tree[k].times
+        ]
+        same_count = sum(len(logs[k].times) == len(tree[k].times) for k in logs)
+        checks.append(
+            {
+                "ranges": len(logs),
+                "same_count": same_count,
+                "max_rel_diff": max(diffs, default=None),
+                "raw_s": raw_s,
+                "tree_s": tree_s,
+                "launch_shapes": len(launches),
+            }
+        )
+        return launches
+
+    kernel_timer.gpu_times = checked_gpu_times
     for clock in clocks:
         kernel_timer.GPU_CLOCK = clock if clock != "cpu" else kernel_timer.GPU_CLOCK
         t = time.perf_counter()
@@ -146,6 +177,17 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
             cap = replace(cap, timings=timings)
         out[f"compare_{clock}"] = compare(cap, timings, reference, steps)
     kernel_timer.GPU_CLOCK = default_clock
+    kernel_timer.gpu_times = real_gpu_times
+    if checks:
+        out["raw_vs_tree"] = {
+            "graphs": len(checks),
+            "ranges": sum(c["ranges"] for c in checks),
+            "same_count": sum(c["same_count"] for c in checks),
+            "max_rel_diff": max((c["max_rel_diff"] or 0) for c in checks),
+            "raw_s": round(sum(c["raw_s"] for c in checks), 3),
+            "tree_s": round(sum(c["tree_s"] for c in checks), 3),
+            "launch_shapes": sum(c["launch_shapes"] for c in checks),
+        }
     out["coverage"] = coverage(cap)
     out["graphs"] = [
         {
@@ -248,18 +290,24 @@ if device == "cuda":
 start = time.perf_counter()
 if {arm!r} == "bare":
     torch.compile(step)(*inputs).backward()
-else:
+elif {arm!r} == "listen":
     import compilescope
+    cap = compilescope.capture(step, *inputs, timings=False)
+else:
+    import json
+    import compilescope
+    from compilescope.live import phases
     cap = compilescope.capture(step, *inputs)
     assert cap.timings is not None and cap.timings.kernels
     print("measure_s", cap.timings.measure_s)
+    print("phases", json.dumps(phases.SECONDS))
 if device == "cuda":
     torch.cuda.synchronize()
 print(time.perf_counter() - start)
 """
 
 
-def child(arm: str, tiny: bool) -> tuple[float, str, float]:
+def child(arm: str, tiny: bool) -> tuple[float, str, float, dict]:
     code = CHILD.format(ext=str(ROOT / "ext"), bench=str(ROOT / "benchmarks"), tiny=tiny, arm=arm)
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ)
@@ -270,29 +318,39 @@ def child(arm: str, tiny: bool) -> tuple[float, str, float]:
     lines = (out.stdout + out.stderr).splitlines()
     leaked = [line for line in lines if any(x in line for x in LEAKS)]
     measure_s = sum(float(line.split()[1]) for line in lines if line.startswith("measure_s "))
-    return float(out.stdout.strip().splitlines()[-1]), "\n".join(leaked), measure_s
+    phases = [json.loads(line.split(" ", 1)[1]) for line in lines if line.startswith("phases ")]
+    wall = float(out.stdout.strip().splitlines()[-1])
+    return wall, "\n".join(leaked), measure_s, (phases[0] if phases else {})
 
 
-def overhead(pairs: int, tiny: bool, deadline_s: float) -> dict:
-    bare, captured, ratios, leaks, measuring = [], [], [], [], []
+def overhead(pairs: int, tiny: bool, deadline_s: float, listen: bool) -> dict:
+    """Arms in rotation (bare, capture[, listen]), one fresh process each; ratios per rotation."""
+    arms = ("bare", "capture", "listen") if listen else ("bare", "capture")
+    runs: dict[str, list[float]] = {arm: [] for arm in arms}
+    leaks, measuring, phases = [], [], []
     for i in range(pairs):
         if time.perf_counter() - STARTED > deadline_s:
             break
-        order = ("bare", "capture") if i % 2 == 0 else ("capture", "bare")
+        order = arms[i % len(arms) :] + arms[: i % len(arms)]
         result = {arm: child(arm, tiny) for arm in order}
-        bare.append(result["bare"][0])
-        captured.append(result["capture"][0])
-        ratios.append(result["capture"][0] / result["bare"][0])
+        for arm in arms:
+            runs[arm].append(result[arm][0])
         measuring.append(result["capture"][2])
+        phases.append(result["capture"][3])
         if result["capture"][1]:
             leaks.append(result["capture"][1])
-    return {
-        "bare_s": bare,
-        "capture_s": captured,
+    out = {
+        "bare_s": runs["bare"],
+        "capture_s": runs["capture"],
         "measure_s": measuring,
-        "ratios": ratios,
+        "phases": phases,
+        "ratios": [c / b for c, b in zip(runs["capture"], runs["bare"], strict=True)],
         "leaked_lines": leaks,
     }
+    if listen:
+        out["listen_s"] = runs["listen"]
+        out["listen_ratios"] = [c / b for c, b in zip(runs["listen"], runs["bare"], strict=True)]
+    return out
 
 
 def markdown(results: dict) -> str:
@@ -328,6 +386,10 @@ def markdown(results: dict) -> str:
             lines.append(
                 f"- {g['compile_id']}: forward eager {f[0]:.3f} / compiled {f[1]:.3f} ms"
                 + (f"; backward eager {b[0]:.3f} / compiled {b[1]:.3f} ms" if b[1] else "")
+            )
+        if r.get("raw_vs_tree"):
+            lines.append(
+                f"- kernel times from raw profiler events vs its event tree: {r['raw_vs_tree']}"
             )
         for clock in ("events", "profiler", "cpu"):
             cmp_ = r.get(f"compare_{clock}")
@@ -366,6 +428,22 @@ def markdown(results: dict) -> str:
             f"{statistics.median(o['ratios']):.3f}; target <= 1.05",
             f"- lines leaked to stdout/stderr by the capture: {len(o['leaked_lines'])}",
         ]
+        if o.get("listen_s"):
+            lines += [
+                f"- compilescope.capture, timings=False: "
+                f"{', '.join(f'{v:.1f}' for v in o['listen_s'])} s; ratio per rotation: "
+                f"{', '.join(f'{v:.3f}' for v in o['listen_ratios'])}; median "
+                f"{statistics.median(o['listen_ratios']):.3f}",
+            ]
+        names = sorted({k for p in o.get("phases", []) for k in p})
+        if names:
+            lines.append(
+                "- measuring, by phase (median over runs, s): "
+                + ", ".join(
+                    f"{k} {statistics.median(p.get(k, 0.0) for p in o['phases']):.3f}"
+                    for k in names
+                )
+            )
     lines.append(f"total {time.perf_counter() - STARTED:.0f} s")
     return "\n".join(lines) + "\n"
 
@@ -375,6 +453,9 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--tiny", action="store_true")
+    parser.add_argument("--listen", action="store_true", help="a third arm: capture, no timings")
+    parser.add_argument("--deadline", type=float, default=400, help="no new pair after this")
+    parser.add_argument("--skip-accuracy", action="store_true")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -386,20 +467,23 @@ def main() -> None:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
     results: dict = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu"}
-    results["lm"] = accuracy("lm", lm, device, dtype, args.tiny)
-    results["cnn"] = accuracy("cnn", cnn, device, dtype, args.tiny)
-    cap = results["lm"].pop("capture")
-    results["cnn"].pop("capture")
-    trimmed = replace(
-        cap,
-        compiles=tuple(
-            replace(c, guards="", graphs={k: v for k, v in c.graphs.items() if "pre_grad" not in k})
-            for c in cap
-        ),
-    )
-    with gzip.open(out / "gpt2_6x768_bf16_train.json.gz", "wt", encoding="utf-8") as f:
-        f.write(trimmed.to_json())
-    results["overhead"] = overhead(args.pairs, args.tiny, deadline_s=400)
+    if not args.skip_accuracy:
+        results["lm"] = accuracy("lm", lm, device, dtype, args.tiny)
+        results["cnn"] = accuracy("cnn", cnn, device, dtype, args.tiny)
+        cap = results["lm"].pop("capture")
+        results["cnn"].pop("capture")
+        trimmed = replace(
+            cap,
+            compiles=tuple(
+                replace(
+                    c, guards="", graphs={k: v for k, v in c.graphs.items() if "pre_grad" not in k}
+                )
+                for c in cap
+            ),
+        )
+        with gzip.open(out / "gpt2_6x768_bf16_train.json.gz", "wt", encoding="utf-8") as f:
+            f.write(trimmed.to_json())
+    results["overhead"] = overhead(args.pairs, args.tiny, args.deadline, args.listen)
     text = markdown(results)
     (out / "gpu_realistic.md").write_text(text)
     (out / "gpu_realistic.json").write_text(json.dumps(results, indent=1, default=str))

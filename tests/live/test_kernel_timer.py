@@ -105,3 +105,74 @@ def test_flops_follow_from_shapes():
         4 * 2 * 4 * 16 * 16 * 8
     )
     assert flops_of("cpp_fused_add_0", (a,), None) is None
+
+
+class _Event:
+    """Stands in for torch's _KinetoEvent: the methods kernel_times_from_kineto reads."""
+
+    def __init__(self, name, corr, linked, start, end, thread=1, gpu=False, metadata=""):
+        self._v = (name, corr, linked, start, end, thread, gpu, metadata)
+
+    def name(self):
+        return self._v[0]
+
+    def correlation_id(self):
+        return self._v[1]
+
+    def linked_correlation_id(self):
+        return self._v[2]
+
+    def start_ns(self):
+        return self._v[3]
+
+    def end_ns(self):
+        return self._v[4]
+
+    def duration_ns(self):
+        return self._v[4] - self._v[3]
+
+    def start_thread_id(self):
+        return self._v[5]
+
+    def device_type(self):
+        return torch.autograd.DeviceType.CUDA if self._v[6] else torch.autograd.DeviceType.CPU
+
+    def is_async(self):
+        return False
+
+    def metadata_json(self):
+        return self._v[7]
+
+
+def test_device_time_of_each_range_from_raw_profiler_events():
+    from compilescope.live.kernel_timer import kernel_times_from_kineto
+
+    shape = '"device": 0, "grid": [64, 1, 1], "block": [128, 1, 1], "registers per thread": 32'
+    events = [
+        # forward on thread 1: a Triton launch right inside our range, twice (two steps)
+        _Event("compilescope::forward::triton_poi_0", 10, 0, 100, 200),
+        _Event("triton_poi_0", 1, 10, 5000, 5040, gpu=True, metadata=shape),
+        _Event("compilescope::forward::triton_poi_0", 11, 0, 900, 1000),
+        _Event("triton_poi_0", 2, 11, 6000, 6050, gpu=True, metadata=shape),
+        # the range's own GPU-side copy spans the kernel: not counted again
+        _Event("compilescope::forward::triton_poi_0", 3, 10, 5000, 5040, gpu=True),
+        # an extern kernel: aten::mm inside our range launched two device kernels
+        _Event("compilescope::forward::extern_kernels.mm", 12, 0, 300, 400),
+        _Event("aten::mm", 13, 0, 310, 390),
+        _Event("gemm_a", 4, 13, 7000, 7100, gpu=True),
+        _Event("gemm_b", 5, 13, 7100, 7130, gpu=True),
+        # backward on the autograd thread, overlapping in time with nothing of thread 1's
+        _Event("compilescope::backward::triton_red_1", 14, 0, 150, 180, thread=2),
+        _Event("triton_red_1", 6, 14, 8000, 8020, gpu=True),
+        # a kernel launched outside any range of ours
+        _Event("aten::add", 15, 0, 500, 510),
+        _Event("elementwise", 7, 15, 9000, 9999, gpu=True),
+    ]
+    times, launches = kernel_times_from_kineto(events)
+    assert times[("forward", "triton_poi_0")] == [40e-9, 50e-9]
+    assert times[("forward", "extern_kernels.mm")] == [130e-9]
+    assert times[("backward", "triton_red_1")] == [20e-9]
+    assert len(times) == 3, "the kernel outside our ranges is nobody's"
+    assert {(e["name"], tuple(e["args"]["grid"])) for e in launches} == {
+        ("triton_poi_0", (64, 1, 1))
+    }

@@ -294,3 +294,50 @@ def test_a_name_called_several_times_a_step_is_timed_per_step():
     assert _per_call([1.0, 9.0, 1.0, 9.0, 1.0, 9.0], 2) == [5.0, 5.0, 5.0]
     assert _per_call([1.0, 2.0, 3.0], 1) == [1.0, 2.0, 3.0]
     assert _per_call([1.0, 2.0, 3.0], 2) == [1.0, 2.0, 3.0]  # incomplete steps: as measured
+
+
+def test_integer_inputs_are_timed_on_their_recorded_values():
+    # An embedding's backward adds rows with atomics: timed on all-zero ids every token hits
+    # row 0 (2.6x slower than real tokens on an H200), so ids keep the values they compiled with.
+    from compilescope.live import measure as measure_module
+
+    made = []
+    real_make = measure_module._make_inputs
+
+    def spy(layout, values=None):
+        made.append(real_make(layout, values))
+        return made[-1]
+
+    weight = torch.randn(50, 8, requires_grad=True)
+    ids = torch.randint(1, 50, (4, 6))
+
+    def lookup(ids):
+        return torch.nn.functional.embedding(ids, weight).sum(-1)
+
+    measure_module._make_inputs, saved = spy, measure_module._make_inputs
+    try:
+        cap = compilescope.capture(lookup, ids)
+    finally:
+        measure_module._make_inputs = saved
+    assert cap.timings.graphs and cap.timings.graphs[0].compiled is not None
+    (inputs,) = made
+    integers = [t for t in inputs if isinstance(t, torch.Tensor) and not t.is_floating_point()]
+    assert len(integers) == 1 and torch.equal(integers[0], ids)
+    assert integers[0].data_ptr() != ids.data_ptr(), "a copy, never the user's own tensor"
+
+
+def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
+    from compilescope.live.measure import _make_inputs, input_layout, input_values
+
+    small = torch.arange(12).reshape(3, 4).t()  # transposed: strides (1, 4)
+    big = torch.ones(1000, dtype=torch.int64)
+    mask = torch.tensor([True, False, True])
+    example = [torch.randn(3), small, big, mask]
+    values = input_values(example, limit=small.numel() * 8 + mask.numel())
+    assert sorted(values) == [1, 3], "the float is random anyway; the big one is over the limit"
+    small.add_(100)  # the user changes theirs afterwards: the copy holds what it compiled with
+    inputs = _make_inputs(input_layout(example), values)
+    assert torch.equal(inputs[1], torch.arange(12).reshape(3, 4).t())
+    assert inputs[1].stride() == (1, 4)
+    assert torch.equal(inputs[3], mask)
+    assert not inputs[2].any(), "past the limit: zeros, always valid indices"

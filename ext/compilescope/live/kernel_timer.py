@@ -15,6 +15,7 @@ import torch
 
 from ..model.kernel import OutputCode
 from ..model.timing import KernelTiming, Sample
+from .phases import phase
 
 # Globals of an output module through which its extern calls go (`extern_kernels.mm(...)`,
 # `aten.gelu.default(...)`, `torch.ops.aten._scaled_dot_product_flash_attention.default(...)`).
@@ -238,6 +239,7 @@ def kernel_times(
             for log in logs.values():
                 log.sizing = False
 
+        launches: list[dict] = []
         if gpu and GPU_CLOCK == "events":
             for _ in range(repeats):
                 run_step()
@@ -247,14 +249,23 @@ def kernel_times(
                 log.pending = []
         elif gpu:
             activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-            with torch.profiler.profile(activities=activities) as prof:
+            with phase("profiler start"):
+                prof = torch.profiler.profile(activities=activities)
+                prof.start()
+            try:
+                with phase("kernel runs"):
+                    for _ in range(repeats):
+                        run_step()
+                    torch.cuda.synchronize()
+            finally:
+                with phase("profiler stop"):
+                    prof.stop()
+            with phase("profiler read"):
+                launches = gpu_times(prof, logs)
+        else:
+            with phase("kernel runs"):
                 for _ in range(repeats):
                     run_step()
-                torch.cuda.synchronize()
-            _gpu_times(prof, logs)
-        else:
-            for _ in range(repeats):
-                run_step()
     out = []
     for (role, name), log in sorted(logs.items()):
         if not log.times:
@@ -272,8 +283,7 @@ def kernel_times(
                 flops_per_call=log.flops_per_call,
             )
         )
-    events = _chrome_events(prof) if gpu and GPU_CLOCK != "events" and out else []
-    return out, events
+    return out, (launches if gpu and GPU_CLOCK != "events" and out else [])
 
 
 def _per_call(times: list[float], calls_per_step: float) -> list[float]:
@@ -294,9 +304,86 @@ def _source(gpu: bool) -> str:
     return "torch.profiler (CUDA time of the kernels each call launched)"
 
 
-def _gpu_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> None:
-    """Each wrapped call's CUDA time: the device time of the kernels launched inside its range
-    (FunctionEvent.device_time_total sums the kernels of the range and of the ops within)."""
+def gpu_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> list[dict]:
+    """Each wrapped call's CUDA time: the device time of the kernels (and copies) launched inside
+    its range, as CUPTI recorded them. Returns the kernels' launch shapes as chrome trace events.
+
+    Read from the profiler's raw Kineto events: `prof.events()` builds a Python FunctionEvent
+    tree of every op of every step (a second and more on a training step), where one pass over
+    the raw events finds the same kernels. The tree is the fallback where the raw events cannot
+    be read (torch/autograd/profiler.py, `_parse_kineto_results`, links them the same way).
+    """
+    try:
+        raw = prof.profiler.kineto_results.events()
+    except Exception:  # pragma: no cover - guard against profiler API drift
+        _function_event_times(prof, logs)
+        return _chrome_events(prof)
+    times, launches = kernel_times_from_kineto(raw)
+    for (role, name), values in times.items():
+        log = logs.get((role, name))
+        if log is not None:
+            log.times.extend(v for v in values if v > 0)
+    if not launches and any(log.times for log in logs.values()):
+        launches = _chrome_events(prof)  # no launch shapes in the raw events: the slow way
+    return launches
+
+
+def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[float]], list[dict]]:
+    """(role, kernel) -> seconds of device time per call, in call order; and launch shapes.
+
+    A device event names (linked correlation id) the innermost CPU op that launched it: our
+    range itself for a Triton launch, an aten op inside it for an extern kernel. Ranges do not
+    overlap on a thread, so the launching op's start finds its range by bisection.
+    """
+    import bisect
+    import json
+
+    cpu = torch.autograd.DeviceType.CPU
+    starts: dict[int, tuple[int, int]] = {}  # correlation id -> (thread, start ns)
+    ranges: dict[int, list[tuple[int, int, str]]] = {}  # thread -> (start, end, label)
+    device: list[tuple[int, int, str, str]] = []  # (linked id, ns, name, metadata)
+    for e in events:
+        linked = e.linked_correlation_id()
+        if e.device_type() == cpu:
+            if linked == 0 and not e.is_async():
+                thread, start = e.start_thread_id(), e.start_ns()
+                starts[e.correlation_id()] = (thread, start)
+                name = e.name()
+                if name.startswith(_LABEL):
+                    ranges.setdefault(thread, []).append((start, e.end_ns(), name))
+        elif linked > 0 and not e.name().startswith(_LABEL):  # not the range's GPU-side copy
+            device.append((linked, e.duration_ns(), e.name(), e.metadata_json() or ""))
+    for spans in ranges.values():
+        spans.sort()
+    totals: dict[tuple[int, int], int] = {}  # (thread, range start) -> device ns
+    launches: list[dict] = []
+    for linked, ns, name, metadata in device:
+        where = starts.get(linked)
+        spans = ranges.get(where[0]) if where else None
+        if not spans:
+            continue
+        i = bisect.bisect_right(spans, (where[1], 1 << 62, "")) - 1
+        if i < 0 or not (spans[i][0] <= where[1] <= spans[i][1]):
+            continue
+        key = (where[0], spans[i][0])
+        totals[key] = totals.get(key, 0) + ns
+        if '"grid"' in metadata:
+            try:
+                args = json.loads("{" + metadata.strip().strip(",") + "}")
+            except ValueError:
+                continue
+            launches.append({"cat": "kernel", "name": name, "args": args})
+    out: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for thread, spans in ranges.items():
+        for start, _, label in spans:
+            role, _, name = label.removeprefix(_LABEL).partition("::")
+            seconds = totals.get((thread, start), 0) / 1e9
+            out.setdefault((role, name), []).append((start, seconds))
+    return {key: [s for _, s in sorted(v)] for key, v in out.items()}, launches
+
+
+def _function_event_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> None:
+    """The same times through the profiler's FunctionEvent tree (slow; the fallback)."""
     for event in prof.events():
         if not event.name.startswith(_LABEL):
             continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -16,6 +16,7 @@ from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
 from .device_peaks import device_peaks
 from .kernel_timer import kernel_times
 from .memory import chrome_trace_events, peak_bytes, peak_from_memory_events  # noqa: F401
+from .phases import phase, reset
 from .quiet import silenced
 
 # How much time measuring may take, against what compiling took: with the default (time-boxed)
@@ -23,6 +24,11 @@ from .quiet import silenced
 # long, never fewer than 3 timed runs.
 BUDGET_FRACTION = 0.02
 MIN_BUDGET_S = 0.2
+# Integer and bool inputs are token ids, indices, masks: their values decide where a kernel reads
+# and writes (an embedding's backward adds rows with atomics; all-zero ids collide on one row and
+# ran 2.6x slower than on real tokens, RESULTS.md). So they are copied when the graph compiles,
+# up to this many bytes per graph, and timed on; larger ones are timed on zeros.
+VALUE_COPY_BYTES = 64 << 20
 
 
 @dataclass
@@ -33,6 +39,7 @@ class RecordedGraph:
     compiled: Callable
     inputs: list  # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
     grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
+    values: dict[int, torch.Tensor] = field(default_factory=dict)  # see input_values
 
 
 @dataclass(frozen=True)
@@ -60,12 +67,33 @@ def input_layout(example_inputs: list) -> list:
     return layout
 
 
-def _make_inputs(layout: list) -> list:
-    """Fresh tensors of the recorded layout (never the user's own: running must not touch them)."""
+def input_values(example_inputs: list, limit: int = VALUE_COPY_BYTES) -> dict[int, torch.Tensor]:
+    """Copies of the integer and bool inputs a graph compiled with (position -> copy), within
+    `limit` bytes: what they index depends on their values, not only their layout."""
+    values: dict[int, torch.Tensor] = {}
+    left = limit
+    for position, value in enumerate(example_inputs):
+        # Plain tensors only: a fake or subclass tensor has no values to copy.
+        if type(value) is not torch.Tensor or value.dtype.is_floating_point:
+            continue
+        if value.dtype.is_complex or value.is_sparse:
+            continue
+        size = value.numel() * value.element_size()
+        if size > left:
+            continue
+        with torch.no_grad():
+            values[position] = value.detach().clone()
+        left -= size
+    return values
+
+
+def _make_inputs(layout: list, values: dict[int, torch.Tensor] | None = None) -> list:
+    """Fresh tensors of the recorded layout (never the user's own: running must not touch them),
+    with the recorded values where there are some (copies made at compile time)."""
     from torch._dynamo.testing import rand_strided
 
     inputs = []
-    for spec in layout:
+    for position, spec in enumerate(layout):
         if isinstance(spec, _ListOf):
             inputs.append(_make_inputs(spec.items))
             continue
@@ -73,10 +101,15 @@ def _make_inputs(layout: list) -> list:
             inputs.append(spec)
             continue
         shape, stride, dtype, device, requires_grad = spec
-        if dtype.is_floating_point or dtype.is_complex:
+        known = (values or {}).get(position)
+        if known is not None and tuple(known.shape) == shape and known.dtype == dtype:
+            inputs.append(
+                torch.empty_strided(shape, stride, dtype=dtype, device=device).copy_(known)
+            )
+        elif dtype.is_floating_point or dtype.is_complex:
             tensor = rand_strided(shape, stride, dtype=dtype, device=device)
             inputs.append(tensor.requires_grad_(requires_grad))
-        else:  # integer and bool inputs are often indices: zeros are always valid ones
+        else:  # integers too large to have been copied: zeros are always valid indices
             inputs.append(rand_strided(shape, stride, dtype=dtype, device=device).zero_())
     return inputs
 
@@ -189,6 +222,7 @@ def measure(
     its compiled forward and backward. With `repeats`, exactly that many timed runs each;
     without, a time budget of BUDGET_FRACTION of the compile time decides (3 to 10 runs)."""
     started = time.perf_counter()
+    reset()
     gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
     # Fresh random inputs and dropout draw from torch's generators: put them back as they were,
     # so the user's next random numbers are those an uncaptured run would get.
@@ -249,31 +283,35 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
         dtype = max(set(floats), key=floats.count) if floats else torch.float32
         first_device = _device_of(next(iter(recorded.values())).inputs)
         try:
-            peak_bw, peak_flops, _ = device_peaks(first_device, dtype)
+            with phase("device peaks"):
+                peak_bw, peak_flops, _ = device_peaks(first_device, dtype)
         except Exception:  # no peak, no share of it: the times stand alone
             pass
     return Timings(device, tuple(graphs), tuple(kernels), 0.0, peak_bw, peak_flops)
 
 
 def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs):
-    inputs = _make_inputs(rec.inputs)
+    with phase("inputs"):
+        inputs = _make_inputs(rec.inputs, rec.values)
     eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
-    eager, compiled = _samples(
-        lambda: _clock(eager_step.forward, device),
-        lambda: _clock(compiled_step.forward, device),
-        runs,
-    )
-    eager_bw = compiled_bw = None
-    compiled_step.forward()
-    if compiled_step.outputs and torch.is_grad_enabled():
-        eager_bw, compiled_bw = _samples(
-            _backward_once(eager_step, device), _backward_once(compiled_step, device), runs
+    with phase("graph runs"):
+        eager, compiled = _samples(
+            lambda: _clock(eager_step.forward, device),
+            lambda: _clock(compiled_step.forward, device),
+            runs,
         )
-    compiled_step.outputs = []
-    peaks = (
-        peak_bytes(rec.graph_module, _call_args(inputs), device),
-        peak_bytes(rec.compiled, _call_args(inputs), device),
-    )
+        eager_bw = compiled_bw = None
+        compiled_step.forward()
+        if compiled_step.outputs and torch.is_grad_enabled():
+            eager_bw, compiled_bw = _samples(
+                _backward_once(eager_step, device), _backward_once(compiled_step, device), runs
+            )
+        compiled_step.outputs = []
+    with phase("peak memory"):
+        peaks = (
+            peak_bytes(rec.graph_module, _call_args(inputs), device),
+            peak_bytes(rec.compiled, _call_args(inputs), device),
+        )
     timing = GraphTiming(
         compile_id,
         what,

@@ -15,7 +15,7 @@ from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge, torch_partitioners, torch_words
 from .distributed import rank_and_world_size
-from .measure import RecordedGraph, input_layout, measure
+from .measure import RecordedGraph, input_layout, input_values, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
 from .triton_ir import with_autotune_choices, with_triton_ir
@@ -225,7 +225,11 @@ class _RecordingBackend:
         compiled = self.inner(graph_module, example_inputs)
         if compile_id is not None and session is not None and session.timings:
             session.recorded[compile_id] = RecordedGraph(
-                graph_module, compiled, input_layout(example_inputs), torch_bridge.grad_enabled()
+                graph_module,
+                compiled,
+                input_layout(example_inputs),
+                torch_bridge.grad_enabled(),
+                input_values(example_inputs),
             )
         return compiled
 
