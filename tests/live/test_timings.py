@@ -304,8 +304,8 @@ def test_integer_inputs_are_timed_on_their_recorded_values():
     made = []
     real_make = measure_module._make_inputs
 
-    def spy(layout, values=None):
-        made.append(real_make(layout, values))
+    def spy(layout, values=None, moments=None):
+        made.append(real_make(layout, values, moments))
         return made[-1]
 
     weight = torch.randn(50, 8, requires_grad=True)
@@ -341,3 +341,42 @@ def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
     assert inputs[1].stride() == (1, 4)
     assert torch.equal(inputs[3], mask)
     assert not inputs[2].any(), "past the limit: zeros, always valid indices"
+
+
+def test_float_inputs_are_drawn_with_their_recorded_mean_and_deviation():
+    # A GELU's tanh costs what its values make it cost: standard normal weights saturate it.
+    from compilescope.live.measure import _make_inputs, input_layout, input_moments
+
+    torch.manual_seed(0)
+    weight = torch.nn.Parameter(torch.randn(256, 64) * 0.02 + 0.5)
+    mask = torch.zeros(8, 8).masked_fill(torch.ones(8, 8).triu(1).bool(), float("-inf"))
+    example = [weight, mask, torch.randn(1)]
+    moments = input_moments(example)
+    assert sorted(moments) == [0, 1], "a one-element tensor has no deviation"
+    inputs = _make_inputs(input_layout(example), {}, moments)
+    assert inputs[0].requires_grad and inputs[0].data_ptr() != weight.data_ptr()
+    assert abs(inputs[0].mean().item() - 0.5) < 0.01
+    assert abs(inputs[0].std().item() - 0.02) < 0.005
+    assert torch.isfinite(inputs[1]).all(), "no finite moments (an -inf mask): drawn as before"
+
+
+def test_a_capture_draws_its_timing_inputs_from_the_recorded_moments():
+    from compilescope.live import measure as measure_module
+
+    made = []
+    real_make = measure_module._make_inputs
+
+    def spy(layout, values=None, moments=None):
+        made.append(real_make(layout, values, moments))
+        return made[-1]
+
+    x = torch.randn(64, 32) * 3 + 10
+
+    measure_module._make_inputs, saved = spy, measure_module._make_inputs
+    try:
+        compilescope.capture(lambda x: torch.tanh(x).sum(), x)
+    finally:
+        measure_module._make_inputs = saved
+    (inputs,) = made
+    (drawn,) = [t for t in inputs if isinstance(t, torch.Tensor)]
+    assert abs(drawn.mean().item() - 10) < 0.5 and abs(drawn.std().item() - 3) < 0.5

@@ -3,6 +3,7 @@ compiled, and each kernel of the compiled forward and backward."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ class RecordedGraph:
     inputs: list  # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
     grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
     values: dict[int, torch.Tensor] = field(default_factory=dict)  # see input_values
+    moments: dict[int, torch.Tensor] = field(default_factory=dict)  # see input_moments
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,33 @@ def input_values(example_inputs: list, limit: int = VALUE_COPY_BYTES) -> dict[in
     return values
 
 
-def _make_inputs(layout: list, values: dict[int, torch.Tensor] | None = None) -> list:
+def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
+    """Mean and standard deviation of each floating-point input (position -> a float32 tensor
+    (mean, std), read only when timing: no device sync while compiling). Timing draws its fresh
+    inputs from a normal distribution of these: what a kernel's math functions cost depends on
+    the values (a GELU's tanh ran 6-11% faster on standard normal weights, whose activations
+    saturate it, than on a GPT-2's real ones; H200 run 3, RESULTS.md)."""
+    moments: dict[int, torch.Tensor] = {}
+    for position, value in enumerate(example_inputs):
+        # Plain tensors and parameters only: a fake or subclass tensor has no values to read.
+        if type(value) not in (torch.Tensor, torch.nn.Parameter) or value.numel() < 2:
+            continue
+        if not value.dtype.is_floating_point or value.dtype.itemsize < 2:
+            continue
+        with torch.no_grad():
+            std, mean = torch.std_mean(value.detach())
+            moments[position] = torch.stack([mean, std]).float()
+    return moments
+
+
+def _make_inputs(
+    layout: list,
+    values: dict[int, torch.Tensor] | None = None,
+    moments: dict[int, torch.Tensor] | None = None,
+) -> list:
     """Fresh tensors of the recorded layout (never the user's own: running must not touch them),
-    with the recorded values where there are some (copies made at compile time)."""
+    with the recorded values where there are some (copies made at compile time) and floats
+    drawn with the recorded mean and deviation."""
     from torch._dynamo.testing import rand_strided
 
     inputs = []
@@ -108,6 +134,12 @@ def _make_inputs(layout: list, values: dict[int, torch.Tensor] | None = None) ->
             )
         elif dtype.is_floating_point or dtype.is_complex:
             tensor = rand_strided(shape, stride, dtype=dtype, device=device)
+            moment = (moments or {}).get(position)
+            if moment is not None:
+                mean, std = moment.tolist()
+                if math.isfinite(mean) and math.isfinite(std):  # an -inf mask has neither
+                    with torch.no_grad():
+                        tensor.normal_(mean, std)
             inputs.append(tensor.requires_grad_(requires_grad))
         else:  # integers too large to have been copied: zeros are always valid indices
             inputs.append(rand_strided(shape, stride, dtype=dtype, device=device).zero_())
@@ -292,7 +324,7 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
 
 def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs):
     with phase("inputs"):
-        inputs = _make_inputs(rec.inputs, rec.values)
+        inputs = _make_inputs(rec.inputs, rec.values, rec.moments)
     eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
     with phase("graph runs"):
         eager, compiled = _samples(
@@ -360,7 +392,8 @@ def _what(compile_id: str, rec: RecordedGraph, stages: set[str], runs: _Runs) ->
         f"Dynamo graph {compile_id}: the eager GraphModule vs the compiled callable{mode}, "
         f"forward, then backward of the outputs that need grad (random gradients; each backward "
         f"timed after an untimed forward), on {len(rec.inputs)} fresh inputs of the recorded "
-        f"shapes, dtypes and strides; {how}"
+        f"shapes, dtypes and strides (floats drawn with each input's recorded mean and standard "
+        f"deviation, integers with the values they compiled with); {how}"
     )
 
 

@@ -15,7 +15,7 @@ from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge, torch_partitioners, torch_words
 from .distributed import rank_and_world_size
-from .measure import RecordedGraph, input_layout, input_values, measure
+from .measure import RecordedGraph, input_layout, input_moments, input_values, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
 from .triton_ir import with_autotune_choices, with_triton_ir
@@ -230,6 +230,7 @@ class _RecordingBackend:
                 input_layout(example_inputs),
                 torch_bridge.grad_enabled(),
                 input_values(example_inputs),
+                input_moments(example_inputs),
             )
         return compiled
 
