@@ -40,3 +40,14 @@ def test_rates_are_never_above_the_measured_peaks(realistic):
     assert all((r["of_peak_flops"] or 0) <= 1 for r in rows)
     assert all((r["of_peak_bandwidth"] or 0) <= 1 for r in rows)
     assert any(r["of_peak_flops"] for r in rows) and any(r["of_peak_bandwidth"] for r in rows)
+
+
+def test_the_kernels_table_gives_forward_and_backward_their_own_times(realistic):
+    # `extern_kernels.mm` runs in the forward and in the backward module of 2/0_1, at other times.
+    times = {(k.compile_id, k.role, k.kernel): k.time.median_s for k in realistic.timings.kernels}
+    rows = [r for r in compilescope.tables.kernels(realistic) if r["kernel"] == "extern_kernels.mm"]
+    by_graph = {(r["compile_id"], r["graph"]): r["median_s"] for r in rows}
+    forward, backward = by_graph[("2/0_1", "forward")], by_graph[("2/0_1", "backward")]
+    assert forward == times[("2/0_1", "forward", "extern_kernels.mm")]
+    assert backward == times[("2/0_1", "backward", "extern_kernels.mm")]
+    assert forward != backward

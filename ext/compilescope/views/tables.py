@@ -45,14 +45,17 @@ def _cell(value: object) -> str:
 
 def kernels(capture: Capture) -> Table:
     """Every generated kernel and extern call, with its measured time where timings were taken."""
+    # Keyed by role too: a forward and a backward module each call `extern_kernels.mm`.
     times = (
-        {(k.compile_id, k.kernel): k for k in capture.timings.kernels} if capture.timings else {}
+        {(k.compile_id, k.role, k.kernel): k for k in capture.timings.kernels}
+        if capture.timings
+        else {}
     )
     rows = []
     for c in capture:
         for code in c.output_code:
             for k in code.kernels:
-                t = times.get((str(c.id), k.name))
+                t = times.get((str(c.id), code.role or "forward", k.name))
                 rows.append(
                     {
                         "compile_id": str(c.id),
