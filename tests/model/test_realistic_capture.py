@@ -51,3 +51,20 @@ def test_the_kernels_table_gives_forward_and_backward_their_own_times(realistic)
     assert forward == times[("2/0_1", "forward", "extern_kernels.mm")]
     assert backward == times[("2/0_1", "backward", "extern_kernels.mm")]
     assert forward != backward
+
+
+def test_a_kernel_called_from_many_places_names_its_own_line_and_all_its_modules(realistic):
+    rows = {
+        (r["role"], r["kernel"]): r for r in kernel_rows(realistic) if r["compile_id"] == "2/0_1"
+    }
+    # The attention op's own line, not one of the views its provenance also names.
+    sdpa = next(r for (role, k), r in rows.items() if role == "forward" and "scaled_dot" in k)
+    assert sdpa["line"] == "integrations/sdpa_attention.py:158"
+    assert "scaled_dot_product_attention" in sdpa["code"]
+    assert sdpa["module"] == "transformer.h.* (6 modules)"
+    # One name runs every matmul of the backward: most come from Conv1D's addmm, one from the head.
+    mm = rows[("backward", "extern_kernels.mm")]
+    assert mm["line"] == "transformers/pytorch_utils.py:119 (+1 more line)"
+    assert mm["module"] == "transformer.h.* (24 modules)"
+    head = rows[("forward", "extern_kernels.mm")]  # called once: one module, one line
+    assert (head["module"], head["line"]) == ("lm_head", "gpt2/modeling_gpt2.py:697")

@@ -3,6 +3,8 @@ share of the step, and achieved bandwidth and FLOP/s against the device's measur
 
 from __future__ import annotations
 
+import os
+import re
 from collections import Counter
 
 from .capture import Capture
@@ -68,7 +70,8 @@ def kernel_rows(capture: Capture) -> list[dict]:
             bandwidth = None
         if flops and t.peak_flops and flops > t.peak_flops:
             flops = None
-        line, code = _line(kernel, capture) if kernel else ("", "")
+        nodes = _op_nodes(c, kernel) if c and kernel else []
+        line, code = _line(nodes, kernel, capture) if kernel else ("", "")
         rows.append(
             {
                 "compile_id": kt.compile_id,
@@ -79,7 +82,7 @@ def kernel_rows(capture: Capture) -> list[dict]:
                 "calls": kt.calls_per_run,
                 "per_step_s": per_step,
                 "share": per_step / total if total > 0 else None,
-                "module": _module(c, kt, kernel) if c and kernel else "",
+                "module": _module(nodes),
                 "line": line,
                 "code": code,
                 "bytes": nbytes,
@@ -116,29 +119,59 @@ def _kernel(c: Compile, kt: KernelTiming) -> Kernel | None:
     return None
 
 
-def _module(c: Compile, kt: KernelTiming, kernel: Kernel) -> str:
-    """The module path most of the kernel's fused post-grad nodes came from."""
+def _op_nodes(c: Compile, kernel: Kernel) -> list:
+    """The post-grad nodes a kernel runs, in graph order: for an extern kernel the calls of its
+    op only (its provenance also names the views around them), for a fused kernel all."""
     posts = c.graphs.get("inductor_post_grad_graph", ())
-    index = next(
-        (i for i, code in enumerate(c.output_code) if kernel in code.kernels),
-        None,
-    )
+    index = next((i for i, code in enumerate(c.output_code) if kernel in code.kernels), None)
     if index is None or len(posts) != len(c.output_code):
-        return ""  # post-grad graphs not paired one to one with output modules: do not guess
+        return []  # post-grad graphs not paired one to one with output modules: do not guess
     names = set(kernel.fused_nodes or kernel.origin_nodes)
-    paths = Counter(n.module_path for n in posts[index].nodes if n.name in names and n.module_path)
-    return paths.most_common(1)[0][0] if paths else ""
+    nodes = [n for n in posts[index].nodes if n.name in names and n.op == "call_function"]
+    op = _op_name(kernel.name)
+    own = [n for n in nodes if op and re.search(rf"(^|\.)aten\.{re.escape(op)}(\.|$)", n.target)]
+    return own or nodes
 
 
-def _line(kernel: Kernel, capture: Capture) -> tuple[str, str]:
-    """Where the kernel came from, as a person finds it: a notebook cell's line or file:line."""
-    if not kernel.source_lines:
+def _op_name(kernel: str) -> str:
+    """`extern_kernels.mm` -> mm, `torch.ops.aten._scaled_dot_product_flash_attention.default`
+    -> _scaled_dot_product_flash_attention; a Triton or C++ kernel has none."""
+    parts = kernel.split(".")
+    if parts[0] == "extern_kernels" and len(parts) == 2:
+        return parts[1]
+    if "aten" in parts[:-1]:
+        rest = parts[parts.index("aten") + 1 :]
+        return rest[0] if rest else ""
+    return ""
+
+
+def _module(nodes: list) -> str:
+    """The module the kernel's nodes came from; several (one name runs every matmul of a model):
+    what their paths share, and how many."""
+    paths = list(dict.fromkeys(n.module_path for n in nodes if n.module_path))
+    if len(paths) <= 1:
+        return paths[0] if paths else ""
+    common = os.path.commonprefix([p.split(".") for p in paths])
+    head = ".".join(common)
+    return f"{head}.* ({len(paths)} modules)" if head else f"{len(paths)} modules"
+
+
+def _line(nodes: list, kernel: Kernel, capture: Capture) -> tuple[str, str]:
+    """Where the kernel came from, as a person finds it: a notebook cell's line or file:line.
+    The line most of its nodes were made by, and how many other lines made the rest."""
+    sources = Counter(n.source for n in nodes if n.source)
+    if sources:
+        loc, others = sources.most_common(1)[0][0], len(sources) - 1
+    elif kernel.source_lines:  # no post-grad nodes to go by: the last frame provenance gave
+        loc, others = kernel.source_lines[-1], 0
+    else:
         return "", ""
-    loc = kernel.source_lines[-1]  # the innermost frame: the line that made the op
     cell = capture.cells.get(loc.file)
     where = (
         f"cell [{cell}] line {loc.line}"
         if cell is not None
         else f"{short_path(loc.file)}:{loc.line}"
     )
+    if others:
+        where += f" (+{others} more line{'s' if others > 1 else ''})"
     return where, loc.code.strip()
