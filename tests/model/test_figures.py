@@ -32,6 +32,8 @@ def test_each_chart_is_a_figure(loaded):
     assert figures.kernel_ranking(loaded("module_backward")) is None  # nothing timed: no chart
     ranked = [t.get_text() for t in figures.kernel_ranking(capture).axes[0].get_yticklabels()]
     assert ranked[0].endswith("cpp_fused_b")  # the slowest first
+    roles = {k.role for k in capture.timings.kernels}
+    assert all(any(f" {r} " in label for r in ("fwd", "bwd")) for label in ranked), (roles, ranked)
 
 
 def test_fallback_charts_come_from_matplotlib_and_escape_text(loaded):

@@ -73,6 +73,9 @@ def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) ->
     return fig
 
 
+_ROLE = {"forward": "fwd", "backward": "bwd"}
+
+
 def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     """The kernels that take the most time per run (median per call times calls per run),
     with the min-max spread of a call as error bars."""
@@ -89,7 +92,9 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     for i, total in enumerate(totals):
         ax.annotate(f"{total:.1f} us", (total, i), xytext=(3, -8), textcoords="offset points",
                     fontsize=8, color="#444")  # fmt: skip
-    ax.set_yticks(range(len(kernels)), [_text(f"{k.compile_id} {k.kernel}") for k in kernels])
+    # The role tells apart one name in two modules (`extern_kernels.mm`, forward and backward).
+    labels = [f"{k.compile_id} {_ROLE.get(k.role, k.role)} {k.kernel}" for k in kernels]
+    ax.set_yticks(range(len(kernels)), [_text(label) for label in labels])
     ax.invert_yaxis()
     ax.set_xlabel("microseconds per run")
     return fig
