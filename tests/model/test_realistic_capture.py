@@ -68,3 +68,11 @@ def test_a_kernel_called_from_many_places_names_its_own_line_and_all_its_modules
     assert mm["module"] == "transformer.h.* (24 modules)"
     head = rows[("forward", "extern_kernels.mm")]  # called once: one module, one line
     assert (head["module"], head["line"]) == ("lm_head", "gpt2/modeling_gpt2.py:697")
+
+
+def test_rates_above_a_thousand_giga_are_written_in_tera(realistic):
+    from compilescope.views.summary_html import kernel_rows_html
+
+    html = kernel_rows_html(realistic)
+    assert "TFLOP/s" in html and "TB/s" in html
+    assert not any(len(part.split()[-1].split(".")[0]) > 3 for part in html.split(" GFLOP/s")[:-1])

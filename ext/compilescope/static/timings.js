@@ -29,7 +29,11 @@ function csRenderTimings(p, data, openKernel) {
 
 // Kernels ranked by time per step (model/kernel_table.py builds the rows): click one to open it.
 function csKernelRanking(data, rows, openKernel) {
-  const rate = (v, unit, peak) => (v ? `${(v / 1e9).toFixed(1)} G${unit}/s${peak ? ` (${(peak * 100).toFixed(0)}% of peak)` : ""}` : "");
+  const rate = (v, unit, peak) => {
+    if (!v) return "";
+    const [scale, prefix] = v >= 1e12 ? [1e12, "T"] : [1e9, "G"]; // 706.6 TFLOP/s, not 706575.8 G
+    return `${(v / scale).toFixed(1)} ${prefix}${unit}/s${peak ? ` (${(peak * 100).toFixed(0)}% of peak)` : ""}`;
+  };
   const table = csEl("table", { class: "cs-table", "data-kernel-rank": "" });
   const head = csEl("tr");
   for (const h of ["#", "compile id", "kernel", "per step", "share", "module", "line", "bandwidth", "FLOP/s"]) head.appendChild(csEl("th", {}, h));

@@ -176,7 +176,8 @@ def _share(value: float | None) -> str:
 def _rate(value: float | None, unit: str, of_peak: float | None) -> str:
     if not value:
         return ""
-    text = f"{value / 1e9:.1f} G{unit}/s"
+    scale, prefix = (1e12, "T") if value >= 1e12 else (1e9, "G")  # 706.6 TFLOP/s, not 706575.8 G
+    text = f"{value / scale:.1f} {prefix}{unit}/s"
     return text + (f" ({of_peak:.0%} of peak)" if of_peak else "")
 
 
