@@ -380,3 +380,14 @@ def test_a_capture_draws_its_timing_inputs_from_the_recorded_moments():
     (inputs,) = made
     (drawn,) = [t for t in inputs if isinstance(t, torch.Tensor)]
     assert abs(drawn.mean().item() - 10) < 0.5 and abs(drawn.std().item() - 3) < 0.5
+
+
+def test_inputs_without_readable_values_are_skipped_not_raised():
+    # These run inside the user's compile: an input we cannot read must not break it.
+    from compilescope.live.measure import input_moments, input_values
+
+    sparse = torch.eye(3).to_sparse()
+    meta = torch.empty(4, 4, device="meta")
+    ids_meta = torch.empty(4, dtype=torch.int64, device="meta")
+    example = [sparse, meta, ids_meta, sparse.long()]
+    assert input_values(example) == {} and input_moments(example) == {}

@@ -75,16 +75,19 @@ def input_values(example_inputs: list, limit: int = VALUE_COPY_BYTES) -> dict[in
     values: dict[int, torch.Tensor] = {}
     left = limit
     for position, value in enumerate(example_inputs):
-        # Plain tensors only: a fake or subclass tensor has no values to copy.
-        if type(value) is not torch.Tensor or value.dtype.is_floating_point:
+        # Plain dense tensors only: a fake or subclass tensor has no values to copy.
+        if type(value) is not torch.Tensor or value.layout != torch.strided:
             continue
-        if value.dtype.is_complex or value.is_sparse:
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.is_meta:
             continue
         size = value.numel() * value.element_size()
         if size > left:
             continue
-        with torch.no_grad():
-            values[position] = value.detach().clone()
+        try:
+            with torch.no_grad():
+                values[position] = value.detach().clone()
+        except Exception:  # runs inside the user's compile: a value we cannot copy is not timed on
+            continue
         left -= size
     return values
 
@@ -97,14 +100,19 @@ def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
     saturate it, than on a GPT-2's real ones; H200 run 3, RESULTS.md)."""
     moments: dict[int, torch.Tensor] = {}
     for position, value in enumerate(example_inputs):
-        # Plain tensors and parameters only: a fake or subclass tensor has no values to read.
+        # Plain dense tensors and parameters only: a fake or subclass tensor has no values.
         if type(value) not in (torch.Tensor, torch.nn.Parameter) or value.numel() < 2:
+            continue
+        if value.layout != torch.strided or value.is_meta:
             continue
         if not value.dtype.is_floating_point or value.dtype.itemsize < 2:
             continue
-        with torch.no_grad():
-            std, mean = torch.std_mean(value.detach())
-            moments[position] = torch.stack([mean, std]).float()
+        try:
+            with torch.no_grad():
+                std, mean = torch.std_mean(value.detach())
+                moments[position] = torch.stack([mean, std]).float()
+        except Exception:  # runs inside the user's compile: such an input is drawn as before
+            continue
     return moments
 
 
