@@ -1,8 +1,22 @@
-"""The models the GPU runs capture: a transformer block and a small CNN."""
+"""The models the GPU runs capture (a transformer block and a small CNN), and how a capture is
+trimmed before it is committed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
+
+
+def trimmed(cap):
+    """The capture without guards and pre-grad graph texts: what the tests and tutorials need."""
+    return replace(
+        cap,
+        compiles=tuple(
+            replace(c, guards="", graphs={k: v for k, v in c.graphs.items() if "pre_grad" not in k})
+            for c in cap
+        ),
+    )
 
 
 class Block(torch.nn.Module):

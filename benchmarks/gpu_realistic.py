@@ -90,7 +90,7 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
     """Capture one model's training step, the profiler reference inside the same compile, and
     compilescope's per-kernel times by both GPU clocks."""
     import torch
-    from compilescope.live import kernel_timer
+    from compilescope.live import kernel_timer, profiler_times
     from compilescope.live.measure import measure
     from compilescope.live.session import CaptureSession, CompileOptions
 
@@ -147,7 +147,7 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
         raw_s = time.perf_counter() - t
         tree = {k: kernel_timer.CallLog(v.kernel, v.role) for k, v in logs.items()}
         t = time.perf_counter()
-        kernel_timer._function_event_times(prof, tree)
+        profiler_times.function_event_times(prof, tree)
         tree_s = time.perf_counter() - t
         diffs = [
             abs(statistics.median(logs[k].times) / statistics.median(tree[k].times) - 1)
@@ -470,19 +470,12 @@ def main() -> None:
     if not args.skip_accuracy:
         results["lm"] = accuracy("lm", lm, device, dtype, args.tiny)
         results["cnn"] = accuracy("cnn", cnn, device, dtype, args.tiny)
+        from gpu_models import trimmed
+
         cap = results["lm"].pop("capture")
         results["cnn"].pop("capture")
-        trimmed = replace(
-            cap,
-            compiles=tuple(
-                replace(
-                    c, guards="", graphs={k: v for k, v in c.graphs.items() if "pre_grad" not in k}
-                )
-                for c in cap
-            ),
-        )
         with gzip.open(out / "gpt2_6x768_bf16_train.json.gz", "wt", encoding="utf-8") as f:
-            f.write(trimmed.to_json())
+            f.write(trimmed(cap).to_json())
     results["overhead"] = overhead(args.pairs, args.tiny, args.deadline, args.listen)
     text = markdown(results)
     (out / "gpu_realistic.md").write_text(text)

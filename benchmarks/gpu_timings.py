@@ -13,7 +13,6 @@ import os
 import re
 import statistics
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 out = Path(sys.argv[1])
@@ -26,7 +25,7 @@ from compilescope.live import kernel_timer  # noqa: E402
 
 # The launch checks read grid and block from the profiler's kernel records: time with it.
 kernel_timer.GPU_CLOCK = "profiler"
-from gpu_models import Block, SmallCNN  # noqa: E402
+from gpu_models import Block, SmallCNN, trimmed  # noqa: E402
 
 
 def launch_agreement(cap) -> list[str]:
@@ -125,16 +124,7 @@ for model_name, make, shape in (
         lines.append("")
         if not ok:
             failures.append(tag)
-        trimmed = replace(
-            cap,
-            compiles=tuple(
-                replace(
-                    c, guards="", graphs={k: v for k, v in c.graphs.items() if "pre_grad" not in k}
-                )
-                for c in cap
-            ),
-        )
-        (out / f"{tag}.json").write_text(trimmed.to_json())
+        (out / f"{tag}.json").write_text(trimmed(cap).to_json())
 
 text = "\n".join(lines)
 (out / "gpu_timings.md").write_text(text + "\n")

@@ -145,7 +145,7 @@ class _Event:
 
 
 def test_device_time_of_each_range_from_raw_profiler_events():
-    from compilescope.live.kernel_timer import kernel_times_from_kineto
+    from compilescope.live.profiler_times import kernel_times_from_kineto
 
     shape = '"device": 0, "grid": [64, 1, 1], "block": [128, 1, 1], "registers per thread": 32'
     events = [

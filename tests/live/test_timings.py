@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import compilescope
 import pytest
 import torch
@@ -296,29 +298,35 @@ def test_a_name_called_several_times_a_step_is_timed_per_step():
     assert _per_call([1.0, 2.0, 3.0], 2) == [1.0, 2.0, 3.0]  # incomplete steps: as measured
 
 
-def test_integer_inputs_are_timed_on_their_recorded_values():
-    # An embedding's backward adds rows with atomics: timed on all-zero ids every token hits
-    # row 0 (2.6x slower than real tokens on an H200), so ids keep the values they compiled with.
-    from compilescope.live import measure as measure_module
+@contextlib.contextmanager
+def _inputs_made():
+    """The inputs measuring makes for each graph, in a list, while inside."""
+    from compilescope.live import timing_inputs
 
-    made = []
-    real_make = measure_module._make_inputs
+    made, real_make = [], timing_inputs.make_inputs
 
     def spy(layout, values=None, moments=None):
         made.append(real_make(layout, values, moments))
         return made[-1]
 
+    timing_inputs.make_inputs = spy
+    try:
+        yield made
+    finally:
+        timing_inputs.make_inputs = real_make
+
+
+def test_integer_inputs_are_timed_on_their_recorded_values():
+    # An embedding's backward adds rows with atomics: timed on all-zero ids every token hits
+    # row 0 (2.6x slower than real tokens on an H200), so ids keep the values they compiled with.
     weight = torch.randn(50, 8, requires_grad=True)
     ids = torch.randint(1, 50, (4, 6))
 
     def lookup(ids):
         return torch.nn.functional.embedding(ids, weight).sum(-1)
 
-    measure_module._make_inputs, saved = spy, measure_module._make_inputs
-    try:
+    with _inputs_made() as made:
         cap = compilescope.capture(lookup, ids)
-    finally:
-        measure_module._make_inputs = saved
     assert cap.timings.graphs and cap.timings.graphs[0].compiled is not None
     (inputs,) = made
     integers = [t for t in inputs if isinstance(t, torch.Tensor) and not t.is_floating_point()]
@@ -327,7 +335,7 @@ def test_integer_inputs_are_timed_on_their_recorded_values():
 
 
 def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
-    from compilescope.live.measure import _make_inputs, input_layout, input_values
+    from compilescope.live.timing_inputs import input_layout, input_values, make_inputs
 
     small = torch.arange(12).reshape(3, 4).t()  # transposed: strides (1, 4)
     big = torch.ones(1000, dtype=torch.int64)
@@ -336,7 +344,7 @@ def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
     values = input_values(example, limit=small.numel() * 8 + mask.numel())
     assert sorted(values) == [1, 3], "the float is random anyway; the big one is over the limit"
     small.add_(100)  # the user changes theirs afterwards: the copy holds what it compiled with
-    inputs = _make_inputs(input_layout(example), values)
+    inputs = make_inputs(input_layout(example), values)
     assert torch.equal(inputs[1], torch.arange(12).reshape(3, 4).t())
     assert inputs[1].stride() == (1, 4)
     assert torch.equal(inputs[3], mask)
@@ -345,7 +353,7 @@ def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
 
 def test_float_inputs_are_drawn_with_their_recorded_mean_and_deviation():
     # A GELU's tanh costs what its values make it cost: standard normal weights saturate it.
-    from compilescope.live.measure import _make_inputs, input_layout, input_moments
+    from compilescope.live.timing_inputs import input_layout, input_moments, make_inputs
 
     torch.manual_seed(0)
     weight = torch.nn.Parameter(torch.randn(256, 64) * 0.02 + 0.5)
@@ -353,7 +361,7 @@ def test_float_inputs_are_drawn_with_their_recorded_mean_and_deviation():
     example = [weight, mask, torch.randn(1)]
     moments = input_moments(example)
     assert sorted(moments) == [0, 1], "a one-element tensor has no deviation"
-    inputs = _make_inputs(input_layout(example), {}, moments)
+    inputs = make_inputs(input_layout(example), {}, moments)
     assert inputs[0].requires_grad and inputs[0].data_ptr() != weight.data_ptr()
     assert abs(inputs[0].mean().item() - 0.5) < 0.01
     assert abs(inputs[0].std().item() - 0.02) < 0.005
@@ -361,22 +369,10 @@ def test_float_inputs_are_drawn_with_their_recorded_mean_and_deviation():
 
 
 def test_a_capture_draws_its_timing_inputs_from_the_recorded_moments():
-    from compilescope.live import measure as measure_module
-
-    made = []
-    real_make = measure_module._make_inputs
-
-    def spy(layout, values=None, moments=None):
-        made.append(real_make(layout, values, moments))
-        return made[-1]
-
     x = torch.randn(64, 32) * 3 + 10
 
-    measure_module._make_inputs, saved = spy, measure_module._make_inputs
-    try:
+    with _inputs_made() as made:
         compilescope.capture(lambda x: torch.tanh(x).sum(), x)
-    finally:
-        measure_module._make_inputs = saved
     (inputs,) = made
     (drawn,) = [t for t in inputs if isinstance(t, torch.Tensor)]
     assert abs(drawn.mean().item() - 10) < 0.5 and abs(drawn.std().item() - 3) < 0.5
@@ -384,7 +380,7 @@ def test_a_capture_draws_its_timing_inputs_from_the_recorded_moments():
 
 def test_inputs_without_readable_values_are_skipped_not_raised():
     # These run inside the user's compile: an input we cannot read must not break it.
-    from compilescope.live.measure import input_moments, input_values
+    from compilescope.live.timing_inputs import input_moments, input_values
 
     sparse = torch.eye(3).to_sparse()
     meta = torch.empty(4, 4, device="meta")

@@ -3,7 +3,6 @@ compiled, and each kernel of the compiled forward and backward."""
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
 from collections.abc import Callable
@@ -14,22 +13,19 @@ import torch
 from ..model.capture import Capture
 from ..model.kernel import OutputCode
 from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
+from . import timing_inputs
 from .device_peaks import device_peaks
 from .kernel_timer import kernel_times
 from .memory import chrome_trace_events, peak_bytes, peak_from_memory_events  # noqa: F401
 from .phases import phase, reset
 from .quiet import silenced
+from .timing_inputs import layout_device
 
 # How much time measuring may take, against what compiling took: with the default (time-boxed)
 # settings each graph gets at most 3 warm-up and 10 timed runs per arm, fewer when a run is
 # long, never fewer than 3 timed runs.
 BUDGET_FRACTION = 0.02
 MIN_BUDGET_S = 0.2
-# Integer and bool inputs are token ids, indices, masks: their values decide where a kernel reads
-# and writes (an embedding's backward adds rows with atomics; all-zero ids collide on one row and
-# ran 2.6x slower than on real tokens, RESULTS.md). So they are copied when the graph compiles,
-# up to this many bytes per graph, and timed on; larger ones are timed on zeros.
-VALUE_COPY_BYTES = 64 << 20
 
 
 @dataclass
@@ -40,118 +36,10 @@ class RecordedGraph:
     compiled: Callable
     inputs: list  # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
     grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
-    values: dict[int, torch.Tensor] = field(default_factory=dict)  # see input_values
-    moments: dict[int, torch.Tensor] = field(default_factory=dict)  # see input_moments
-
-
-@dataclass(frozen=True)
-class _ListOf:
-    """A list input's layout (compiled autograd's graph takes `inputs` and `sizes` as lists)."""
-
-    items: list
-
-
-def input_layout(example_inputs: list) -> list:
-    layout = []
-    for value in example_inputs:
-        if isinstance(value, list) and any(isinstance(v, torch.Tensor) for v in value):
-            # Recorded as a layout, never by reference: compiled autograd clears its lists.
-            layout.append(_ListOf(input_layout(value)))
-        elif isinstance(value, torch.Tensor):
-            shape = tuple(int(s) for s in value.shape)
-            stride = tuple(int(s) for s in value.stride())
-            layout.append((shape, stride, value.dtype, value.device, value.requires_grad))
-        elif isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
-            # A dynamic size reaches the backend as a symbol; running needs its concrete value.
-            layout.append(value.node.hint)
-        else:
-            layout.append(value)  # other constants, as the call passed them
-    return layout
-
-
-def input_values(example_inputs: list, limit: int = VALUE_COPY_BYTES) -> dict[int, torch.Tensor]:
-    """Copies of the integer and bool inputs a graph compiled with (position -> copy), within
-    `limit` bytes: what they index depends on their values, not only their layout."""
-    values: dict[int, torch.Tensor] = {}
-    left = limit
-    for position, value in enumerate(example_inputs):
-        # Plain dense tensors only: a fake or subclass tensor has no values to copy.
-        if type(value) is not torch.Tensor or value.layout != torch.strided:
-            continue
-        if value.dtype.is_floating_point or value.dtype.is_complex or value.is_meta:
-            continue
-        size = value.numel() * value.element_size()
-        if size > left:
-            continue
-        try:
-            with torch.no_grad():
-                values[position] = value.detach().clone()
-        except Exception:  # runs inside the user's compile: a value we cannot copy is not timed on
-            continue
-        left -= size
-    return values
-
-
-def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
-    """Mean and standard deviation of each floating-point input (position -> a float32 tensor
-    (mean, std), read only when timing: no device sync while compiling). Timing draws its fresh
-    inputs from a normal distribution of these: what a kernel's math functions cost depends on
-    the values (a GELU's tanh ran 6-11% faster on standard normal weights, whose activations
-    saturate it, than on a GPT-2's real ones; H200 run 3, RESULTS.md)."""
-    moments: dict[int, torch.Tensor] = {}
-    for position, value in enumerate(example_inputs):
-        # Plain dense tensors and parameters only: a fake or subclass tensor has no values.
-        if type(value) not in (torch.Tensor, torch.nn.Parameter) or value.numel() < 2:
-            continue
-        if value.layout != torch.strided or value.is_meta:
-            continue
-        if not value.dtype.is_floating_point or value.dtype.itemsize < 2:
-            continue
-        try:
-            with torch.no_grad():
-                std, mean = torch.std_mean(value.detach())
-                moments[position] = torch.stack([mean, std]).float()
-        except Exception:  # runs inside the user's compile: such an input is drawn as before
-            continue
-    return moments
-
-
-def _make_inputs(
-    layout: list,
-    values: dict[int, torch.Tensor] | None = None,
-    moments: dict[int, torch.Tensor] | None = None,
-) -> list:
-    """Fresh tensors of the recorded layout (never the user's own: running must not touch them),
-    with the recorded values where there are some (copies made at compile time) and floats
-    drawn with the recorded mean and deviation."""
-    from torch._dynamo.testing import rand_strided
-
-    inputs = []
-    for position, spec in enumerate(layout):
-        if isinstance(spec, _ListOf):
-            inputs.append(_make_inputs(spec.items))
-            continue
-        if not isinstance(spec, tuple) or len(spec) != 5:
-            inputs.append(spec)
-            continue
-        shape, stride, dtype, device, requires_grad = spec
-        known = (values or {}).get(position)
-        if known is not None and tuple(known.shape) == shape and known.dtype == dtype:
-            inputs.append(
-                torch.empty_strided(shape, stride, dtype=dtype, device=device).copy_(known)
-            )
-        elif dtype.is_floating_point or dtype.is_complex:
-            tensor = rand_strided(shape, stride, dtype=dtype, device=device)
-            moment = (moments or {}).get(position)
-            if moment is not None:
-                mean, std = moment.tolist()
-                if math.isfinite(mean) and math.isfinite(std):  # an -inf mask has neither
-                    with torch.no_grad():
-                        tensor.normal_(mean, std)
-            inputs.append(tensor.requires_grad_(requires_grad))
-        else:  # integers too large to have been copied: zeros are always valid indices
-            inputs.append(rand_strided(shape, stride, dtype=dtype, device=device).zero_())
-    return inputs
+    values: dict[int, torch.Tensor] = field(default_factory=dict)  # see timing_inputs.input_values
+    moments: dict[int, torch.Tensor] = field(
+        default_factory=dict
+    )  # see timing_inputs.input_moments
 
 
 def _sync(device: str) -> None:
@@ -289,7 +177,7 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
     devices: set[str] = set()
     dtypes: list[torch.dtype] = []
     for compile_id, rec in recorded.items():
-        device = _device_of(rec.inputs)
+        device = layout_device(rec.inputs)
         devices.add(device.split(":")[0])
         dtypes += [s[2] for s in rec.inputs if isinstance(s, tuple) and len(s) == 5]
         c = compiles.get(compile_id)
@@ -321,7 +209,7 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
     if kernels and "," not in device:
         floats = [d for d in dtypes if d.is_floating_point]
         dtype = max(set(floats), key=floats.count) if floats else torch.float32
-        first_device = _device_of(next(iter(recorded.values())).inputs)
+        first_device = layout_device(next(iter(recorded.values())).inputs)
         try:
             with phase("device peaks"):
                 peak_bw, peak_flops, _ = device_peaks(first_device, dtype)
@@ -332,7 +220,7 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
 
 def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs):
     with phase("inputs"):
-        inputs = _make_inputs(rec.inputs, rec.values, rec.moments)
+        inputs = timing_inputs.make_inputs(rec.inputs, rec.values, rec.moments)
     eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
     with phase("graph runs"):
         eager, compiled = _samples(
@@ -378,15 +266,6 @@ def _kernels(
             t = replace(t, grid=grid, block=block, registers=registers)
         out.append(t)
     return out
-
-
-def _device_of(layout: list) -> str:
-    for spec in layout:
-        if isinstance(spec, _ListOf):
-            return _device_of(spec.items)
-        if isinstance(spec, tuple) and len(spec) == 5:
-            return str(spec[3])
-    return "cpu"
 
 
 def _what(compile_id: str, rec: RecordedGraph, stages: set[str], runs: _Runs) -> str:

@@ -15,9 +15,10 @@ from ..trace.builder import CaptureBuilder, ipython_cell
 from ..trace.events import event_from_record, event_name
 from . import torch_bridge, torch_partitioners, torch_words
 from .distributed import rank_and_world_size
-from .measure import RecordedGraph, input_layout, input_moments, input_values, measure
+from .measure import RecordedGraph, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
+from .timing_inputs import input_layout, input_moments, input_values
 from .triton_ir import with_autotune_choices, with_triton_ir
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
