@@ -58,3 +58,23 @@ def test_figures_leave_the_users_backend_and_pyplot_alone(loaded):
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert out.stdout.split() == ["svg", "False"]
+
+
+def test_one_outlier_run_does_not_squash_the_kernel_bars(loaded):
+    capture = _timed(loaded("module_backward"))
+    c = capture.compiles[0]
+    # the slowest kernel's median is 6 us; one run of another took 2 ms (a CPU hiccup)
+    outlier = KernelTiming(str(c.id), "cpp_fused_c", Sample(5e-6, 1e-6, 2e-3, 10), 1.0)
+    kernels = (*capture.timings.kernels, outlier)
+    capture = dataclasses.replace(capture, timings=Timings(device="cpu", kernels=kernels))
+    low, high = figures.kernel_ranking(capture).axes[0].get_xlim()
+    assert low == 0 and high <= 1.5 * 6.0 + 1e-9, "microseconds: bars stay readable"
+
+
+def test_a_log_says_it_holds_no_times(loaded):
+    from compilescope.views.summary_html import timings_html
+
+    capture = loaded("module_backward")
+    assert capture.timings is None and capture.source != "live"
+    assert "none in a log" in timings_html(capture)
+    assert "turned off" in timings_html(dataclasses.replace(capture, source="live"))

@@ -10,7 +10,10 @@ function csRenderTimings(p, data, openKernel) {
     p.appendChild(holder);
   }
   const measured = data.compiles.filter((c) => c.timing);
-  if (!measured.length) p.appendChild(csEl("p", { class: "cs-muted" }, "Runtimes: not measured (timings were turned off: --no-time, or capture(..., timings=False))."));
+  const why = data.source === "live"
+    ? "timings were turned off: --no-time, or capture(..., timings=False)"
+    : "a log holds none; times come from a live capture: %%compile_fx, capture()";
+  if (!measured.length) p.appendChild(csEl("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
   for (const c of measured) {
     const t = c.timing;
     p.appendChild(csEl("div", {}, `${c.id} forward: eager ${csSpread(t.eager)}; compiled ${csSpread(t.compiled)}${t.speedup ? `; ${t.speedup.toFixed(2)}x` : ""}`));

@@ -89,6 +89,9 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     low = [(k.time.median_s - k.time.min_s) * k.calls_per_run * 1e6 for k in kernels]
     high = [(k.time.max_s - k.time.median_s) * k.calls_per_run * 1e6 for k in kernels]
     ax.barh(range(len(kernels)), totals, xerr=[low, high], color=_GREEN, ecolor="#555")
+    # One slow outlier run (a CPU hiccup) must not squash every bar: whiskers past 1.5x the
+    # longest bar are cut at the edge.
+    ax.set_xlim(0, 1.5 * max(totals))
     for i, total in enumerate(totals):
         ax.annotate(f"{total:.1f} us", (total, i), xytext=(3, -8), textcoords="offset points",
                     fontsize=8, color="#444")  # fmt: skip

@@ -129,6 +129,8 @@ def timings_html(capture: Capture) -> str:
     ranked by time per step, with module, line, share of the step and achieved throughput."""
     t = capture.timings
     if t is None:
+        if capture.source != "live":  # a log or a saved capture never ran anything
+            return "<p>Times: none in a log (times come from a live capture: %%compile_fx, capture()).</p>"
         return "<p>Times: not measured (timings were turned off: --no-time / timings=False).</p>"
     rows = []
     for g in t.graphs:
