@@ -92,17 +92,16 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
     import torch
     from compilescope.live import kernel_timer, profiler_times
     from compilescope.live.measure import measure
-    from compilescope.live.session import CaptureSession, CompileOptions
+    from compilescope.live.options import CompileOptions
+    from compilescope.live.pipeline import capture_run
 
     torch.manual_seed(0)
     model, step, inputs, label = make(device, dtype, tiny)
-    how = CompileOptions(timings=20)
-    session = CaptureSession()
-    session.timings = False  # measured below, by each clock, once the capture is built
+    how = CompileOptions(timings=20)  # record the graphs for timing
     started = time.perf_counter()
-    with session.active(how.settings()):
-        session.timings = 20  # record the graphs for timing
-        compiled = how.compile(step, session)
+    with capture_run(how) as run:
+        session = run.session
+        compiled = run.compile(step)
         compiled(*inputs).backward()
         sync(device)
         first_step_s = time.perf_counter() - started
@@ -140,24 +139,23 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
     checks: list[dict] = []
     real_gpu_times = kernel_timer.gpu_times
 
-    def checked_gpu_times(prof, logs):
+    def checked_gpu_times(prof):
         """The raw-event reading, checked against the profiler's own FunctionEvent tree."""
         t = time.perf_counter()
-        launches = real_gpu_times(prof, logs)
+        times, launches = real_gpu_times(prof)
         raw_s = time.perf_counter() - t
-        tree = {k: kernel_timer.CallLog(v.kernel, v.role) for k, v in logs.items()}
         t = time.perf_counter()
-        profiler_times.function_event_times(prof, tree)
+        tree = profiler_times.function_event_times(prof)
         tree_s = time.perf_counter() - t
         diffs = [
-            abs(statistics.median(logs[k].times) / statistics.median(tree[k].times) - 1)
-            for k in logs
-            if logs[k].times and tree[k].times
+            abs(statistics.median(times[k]) / statistics.median(tree[k]) - 1)
+            for k in times
+            if times[k] and tree.get(k)
         ]
-        same_count = sum(len(logs[k].times) == len(tree[k].times) for k in logs)
+        same_count = sum(len(times[k]) == len(tree.get(k, ())) for k in times)
         checks.append(
             {
-                "ranges": len(logs),
+                "ranges": len(times),
                 "same_count": same_count,
                 "max_rel_diff": max(diffs, default=None),
                 "raw_s": raw_s,
@@ -165,7 +163,7 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
                 "launch_shapes": len(launches),
             }
         )
-        return launches
+        return times, launches
 
     kernel_timer.gpu_times = checked_gpu_times
     for clock in clocks:

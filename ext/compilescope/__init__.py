@@ -6,47 +6,56 @@ from typing import TYPE_CHECKING
 
 from .model.capture import Capture, Skipped
 from .model.compile_id import CompileId
-from .model.merge import merge_ranks, write_rank
 from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
 from .model.rank_report import RankReport
 from .model.serialize import FormatError
+from .trace.rank_files import merge_ranks, write_rank
 from .trace.reader import TraceError, load_trace
 
 __version__ = "0.1.0"
 
 
-def _to_html(self: Capture, path: str, before: Capture | None = None) -> str:
-    """Write one standalone, offline HTML report (the interactive view inlined); returns path.
-    With `before`, the report also holds the diff from that capture to this one."""
-    from .views.report import to_html
+def to_html(capture: Capture, path: str, before: Capture | None = None) -> str:
+    """Write one standalone, offline HTML report of `capture` (the interactive view inlined, a
+    script-free version beside it); returns the path. With `before`, the report also holds the
+    diff from that capture to this one."""
+    from .views.report import to_html as write
 
-    return to_html(self, path, before)
+    capture = _as_capture(capture, "to_html", "capture")
+    if before is not None:
+        before = _as_capture(before, "to_html", "before")
+    return write(capture, path, before)
 
 
-# The report is written by the views; the model never imports them (one direction of flow),
-# so the method is attached here, where both are known.
-Capture.to_html = _to_html
+def _register_html_formatters() -> None:
+    """In IPython, a RankReport shows as the views' HTML: registered with IPython's formatter
+    (the model's classes know nothing of HTML; one direction of flow)."""
+    import sys
 
+    if "IPython" not in sys.modules:
+        return
+    from IPython import get_ipython
 
-def _rank_report_html(self) -> str:
-    # A RankReport shows as HTML in a notebook; attached here so that model/ imports no view.
+    shell = get_ipython()
+    if shell is None:
+        return
     from .views.ranks_html import ranks_html
 
-    return ranks_html(self)
+    shell.display_formatter.formatters["text/html"].for_type(RankReport, ranks_html)
 
 
-RankReport._repr_html_ = _rank_report_html
+_register_html_formatters()
 
 if TYPE_CHECKING:
-    from .live.session import capture, capturing
+    from .live.pipeline import capture, capturing
 
 
 def __getattr__(name: str):
     # The live capture imports torch; keep `import compilescope` light for log readers.
     if name in ("capture", "capturing"):
-        from .live import session as live
+        from .live import pipeline
 
-        return getattr(live, name)
+        return getattr(pipeline, name)
     if name in ("tables", "figures"):  # the view's tables as rows, its charts as Figures
         from importlib import import_module
 
@@ -75,6 +84,7 @@ __all__ = [
     "merge_ranks",
     "show",
     "tables",
+    "to_html",
     "write_rank",
 ]
 
@@ -84,6 +94,7 @@ def load_ipython_extension(ipython) -> None:
     from .magic import load_ipython_extension as load
 
     load(ipython)
+    _register_html_formatters()
 
 
 def last():
@@ -111,7 +122,11 @@ def show(capture: Capture, before: Capture | None = None) -> None:
 
     display(result_view(capture, before))
     if len(capture.ranks) > 1:
-        display(capture.compare_ranks())  # a RankReport renders as HTML
+        from IPython.display import HTML
+
+        from .views.ranks_html import ranks_html
+
+        display(HTML(ranks_html(capture.compare_ranks())))
 
 
 def explore(graph, title: str = ""):

@@ -182,7 +182,8 @@ class CompileFxMagics(Magics):
         __tracebackhide__ = True  # noqa: F841
         global _last
         from .live import torch_bridge
-        from .live.session import CaptureSession, CompileOptions, call_compiled
+        from .live.options import CompileOptions
+        from .live.pipeline import capture_run
 
         how = CompileOptions(
             backend=args.backend,
@@ -196,31 +197,27 @@ class CompileFxMagics(Magics):
         )
         try:
             how.backend_fn()
-            settings = how.settings()
+            how.settings()
         except (ValueError, KeyError) as error:
             raise UsageError(str(error)) from None
         if args.fresh:
             torch_bridge.reset_dynamo()
         progress = _Progress(args.quiet, live_front_end=hasattr(self.shell, "kernel"))
-        session = CaptureSession(on_event=progress.on_event)
-        session.timings = args.time
-        output = None
+        output, run = None, None
         try:
-            with session.active(settings), how.running(session):
-                output = call_compiled(how, session, fn, call_args)
+            with capture_run(how, on_event=progress.on_event) as run:
+                output = run.call(fn, call_args)
                 result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
-                if args.backward:
-                    loss = torch_bridge.sum_for_backward(result)
-                    if loss is None:
-                        raise UsageError(
-                            "--backward: the cell's last expression is not a tensor that requires grad"
-                        )
-                    loss.backward()
+                if args.backward and not run.backward(result):
+                    raise UsageError(
+                        "--backward: the cell's last expression is not a tensor that requires grad"
+                    )
         finally:
-            _last = session.result
-            if args.out and session.result is not None:
-                self.shell.user_ns[args.out] = session.result
-            self._show(session.result, progress, before, args.quiet)
+            captured = run.result if run is not None else None
+            _last = captured
+            if args.out and captured is not None:
+                self.shell.user_ns[args.out] = captured
+            self._show(captured, progress, before, args.quiet)
         return output
 
     def _show(self, capture: Capture | None, progress: _Progress, before, quiet: bool) -> None:

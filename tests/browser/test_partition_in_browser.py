@@ -3,6 +3,7 @@ recomputed nodes marked in the partition graph."""
 
 from __future__ import annotations
 
+import compilescope
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
@@ -21,7 +22,7 @@ def swept():
 
 
 def test_partition_pane_shows_activation_memory_and_the_sweep(page, swept, tmp_path):
-    path = swept.to_html(tmp_path / "report.html")
+    path = compilescope.to_html(swept, tmp_path / "report.html")
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     page.click("button[data-tab='graphs']")

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.browser
 
 def test_report_of_a_job_shows_where_ranks_part(page, tmp_path):
     cap = compilescope.load_trace(FIXTURES / "ranks_gpu" / "diverge")
-    path = cap.to_html(tmp_path / "ranks.html")
+    path = compilescope.to_html(cap, tmp_path / "ranks.html")
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     report = page.locator(".cs-rank-report").inner_text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import compilescope
 import nbformat
 import pytest
 
@@ -162,7 +163,7 @@ def test_small_graph_in_notebook7_at_1000px(browser, small_notebook):
 
 @pytest.mark.parametrize("width", [1400, 1000])
 def test_small_graph_in_the_report(browser, small_capture, tmp_path, width):
-    path = small_capture.to_html(tmp_path / "small.html")
+    path = compilescope.to_html(small_capture, tmp_path / "small.html")
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors = []
@@ -199,7 +200,7 @@ def big_capture(loaded, nodes: int = 3000):
 
 
 def test_big_graph_opens_as_named_groups(browser, loaded, tmp_path):
-    path = big_capture(loaded).to_html(tmp_path / "big.html")
+    path = compilescope.to_html(big_capture(loaded), tmp_path / "big.html")
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.goto(f"file://{path}")
@@ -228,7 +229,7 @@ def test_big_graph_opens_as_named_groups(browser, loaded, tmp_path):
 
 
 def test_guards_render_as_native_mathml(browser, loaded, tmp_path):
-    path = loaded("dynamic_shapes").to_html(tmp_path / "dynamic.html")
+    path = compilescope.to_html(loaded("dynamic_shapes"), tmp_path / "dynamic.html")
     context = browser.new_context(viewport={"width": 1000, "height": 700})
     page = context.new_page()
     page.goto(f"file://{path}")

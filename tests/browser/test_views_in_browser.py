@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import compilescope
 import nbformat
 import pytest
 
@@ -146,7 +147,7 @@ def _offline(page) -> list:
 
 
 def test_report_works_offline(page, loaded, tmp_path):
-    path = loaded("gpt2").to_html(tmp_path / "report.html")
+    path = compilescope.to_html(loaded("gpt2"), tmp_path / "report.html")
     blocked = _offline(page)
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
@@ -193,7 +194,7 @@ def evil_capture(capture):
 
 
 def test_nothing_from_a_capture_executes(page, loaded, tmp_path):
-    path = evil_capture(loaded("module_backward")).to_html(tmp_path / "evil.html")
+    path = compilescope.to_html(evil_capture(loaded("module_backward")), tmp_path / "evil.html")
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     root = page.locator(".cs-root")
@@ -222,7 +223,7 @@ def test_diff_tab_shows_nodes_and_kernel_sources_verbatim(page, loaded, tmp_path
     after = dataclasses.replace(
         after, compiles=(dataclasses.replace(after.compiles[0], frame=before.compiles[0].frame),)
     )
-    path = after.to_html(tmp_path / "diff.html", before=before)
+    path = compilescope.to_html(after, tmp_path / "diff.html", before=before)
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     page.click("button[data-tab='diff']")

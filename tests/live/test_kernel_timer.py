@@ -7,7 +7,8 @@ import types
 
 import pytest
 import torch
-from compilescope.live.kernel_timer import flops_of, kernel_times, wrapped_kernels
+from compilescope.live.flop_count import kernel_flops
+from compilescope.live.kernel_timer import kernel_times, wrapped_kernels
 from compilescope.model.kernel import Kernel, OutputCode
 
 pytestmark = pytest.mark.torch
@@ -94,17 +95,28 @@ def test_two_modules_keep_their_own_kernels(module, tmp_path):
     }
 
 
-def test_flops_follow_from_shapes():
+def test_flops_follow_from_shapes_by_torchs_formulas():
     a, b = torch.empty(2, 3, 5), torch.empty(2, 5, 7)
-    assert flops_of("extern_kernels.bmm", (a, b), None) == 2 * 2 * 3 * 5 * 7
+    assert kernel_flops("extern_kernels.bmm", (a, b), {}, None) == 2 * 2 * 3 * 5 * 7
+    m, n = torch.empty(3, 5), torch.empty(5, 7)
+    out = torch.empty(3, 7)
+    assert kernel_flops("extern_kernels.mm", (m, n), {"out": out}, None) == 2 * 3 * 5 * 7
+    bias = torch.empty(7)
+    assert kernel_flops("extern_kernels.addmm", (bias, m, n), {"alpha": 1, "beta": 1}, None) == (
+        2 * 3 * 5 * 7
+    )
     x, w = torch.empty(1, 3, 8, 8), torch.empty(4, 3, 3, 3)
     out = torch.empty(1, 4, 6, 6)
-    assert flops_of("extern_kernels.convolution", (x, w), out) == 2 * out.numel() * 3 * 9
-    q = torch.empty(2, 4, 16, 8)
-    assert flops_of("aten._scaled_dot_product_flash_attention.default", (q, q, q), None) == (
-        4 * 2 * 4 * 16 * 16 * 8
+    conv = {"stride": (1, 1), "padding": (0, 0), "transposed": False, "groups": 1}
+    assert kernel_flops("extern_kernels.convolution", (x, w), conv, out) == (
+        2 * out.numel() * 3 * 9
     )
-    assert flops_of("cpp_fused_add_0", (a,), None) is None
+    q = torch.empty(2, 4, 16, 8)
+    assert kernel_flops(
+        "aten._scaled_dot_product_flash_attention.default", (q, q, q), {}, None
+    ) == (4 * 2 * 4 * 16 * 16 * 8)
+    assert kernel_flops("cpp_fused_add_0", (a,), {}, None) is None
+    assert kernel_flops("aten.neg.default", (a,), {}, None) is None
 
 
 class _Event:

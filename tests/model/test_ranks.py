@@ -16,6 +16,7 @@ from compilescope.model.graph import Graph
 from compilescope.model.rank_report import compare_ranks, ranks_text
 from compilescope.model.ranks import collectives_of, graph_hash
 from compilescope.trace.graph_text import parse_graph_nodes
+from compilescope.views.ranks_html import ranks_html
 from conftest import FIXTURES
 
 RANKS = FIXTURES / "ranks"
@@ -152,7 +153,7 @@ def test_recorded_job_rank_1_recompiles_and_multiplies_by_its_rank():
     assert part.compile_id == "0/0" and part.aspect == "graphs"
     assert "operator.mul(sin, 2)" in part.detail and "operator.mul(sin, 1)" in part.detail
     assert report.profiles[1][1].recompile_reasons
-    html = report._repr_html_()
+    html = ranks_html(report)
     assert "ranks diverge" in html and "rank 1" in html and "<script" not in html
     data = json.loads(json.dumps(report.to_dict()))
     assert data["diverged"] and data["groups"] == [[0], [1]]
@@ -246,7 +247,7 @@ def test_recorded_ddp_job_split_collectives_and_recompile():
     ops = [c.op for compile_ in report.profiles[1] for c in compile_.collectives]
     assert ops == ["all_reduce", "wait_tensor"]
     assert "6/0 (aot_inference_graph): all_reduce(mul, 'sum', '0') -> f32[4][1]cpu" in str(report)
-    assert "collectives of rank 0, in graph order" in report._repr_html_()
+    assert "collectives of rank 0, in graph order" in ranks_html(report)
     (part,) = report.divergences
     assert (part.ranks, part.compile_id, part.aspect) == ((1,), "0/1", "compile ids")
     assert "expected 8, actual 12" in part.detail

@@ -3,7 +3,6 @@ output modules call (C++: a clock around each call; GPU: a profiler range around
 
 from __future__ import annotations
 
-import math
 import statistics
 import sys
 import time
@@ -15,6 +14,7 @@ import torch
 
 from ..model.kernel import OutputCode
 from ..model.timing import KernelTiming, Sample
+from .flop_count import kernel_flops
 from .phases import phase
 from .profiler_times import LABEL, gpu_times
 
@@ -57,7 +57,7 @@ class CallLog:
                 tensors[(t.data_ptr(), t.numel(), t.dtype)] = t.numel() * t.element_size()
         self.sized += 1
         self.total_bytes += float(sum(tensors.values()))
-        flops = flops_of(self.kernel, args, result)
+        flops = kernel_flops(self.kernel, args, kwargs, result)
         self.total_flops = (
             None if flops is None or self.total_flops is None else self.total_flops + flops
         )
@@ -78,29 +78,6 @@ def _tensors(value: object) -> Iterator[torch.Tensor]:
         for item in value:
             if isinstance(item, torch.Tensor):
                 yield item
-
-
-def flops_of(kernel: str, args: tuple, result: object) -> float | None:
-    """FLOPs of one call that follow from its shapes: matmuls, convolutions, attention."""
-    op = kernel.rsplit(".", 2)[-2] if kernel.endswith(".default") else kernel.rsplit(".", 1)[-1]
-    shapes = [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
-    try:
-        if op in ("mm", "addmm") and len(shapes) >= 2:
-            (m, k), (_, n) = shapes[-2], shapes[-1]
-            return 2.0 * m * k * n
-        if op in ("bmm", "baddbmm") and len(shapes) >= 2:
-            (b, m, k), (_, _, n) = shapes[-2], shapes[-1]
-            return 2.0 * b * m * k * n
-        if op == "convolution" and len(shapes) >= 2 and isinstance(result, torch.Tensor):
-            weight = shapes[1]  # (out, in / groups, *kernel)
-            return 2.0 * result.numel() * weight[1] * math.prod(weight[2:])
-        if op.startswith("_scaled_dot_product") and "backward" not in op and len(shapes) >= 2:
-            *batch, length, dim = shapes[0]
-            source = shapes[1][-2]
-            return 4.0 * math.prod(batch) * length * source * dim
-    except (ValueError, TypeError):  # shapes other than these ops usually take
-        return None
-    return None
 
 
 class _Namespace:
@@ -261,7 +238,10 @@ def kernel_times(
                 with phase("profiler stop"):
                     prof.stop()
             with phase("profiler read"):
-                launches = gpu_times(prof, logs)
+                times, launches = gpu_times(prof)
+            for key, values in times.items():
+                if key in logs:
+                    logs[key].times.extend(values)
         else:
             with phase("kernel runs"):
                 for _ in range(repeats):

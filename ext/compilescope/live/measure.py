@@ -16,10 +16,12 @@ from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
 from . import timing_inputs
 from .device_peaks import device_peaks
 from .kernel_timer import kernel_times
-from .memory import chrome_trace_events, peak_bytes, peak_from_memory_events  # noqa: F401
+from .memory import peak_bytes
 from .phases import phase, reset
+from .profiler_times import launch_shapes
 from .quiet import silenced
 from .timing_inputs import layout_device
+from .timing_text import timing_description
 
 # How much time measuring may take, against what compiling took: with the default (time-boxed)
 # settings each graph gets at most 3 warm-up and 10 timed runs per arm, fewer when a run is
@@ -184,7 +186,9 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
         if c is None:  # the backend heard an id the trace never logged: say so, guess nothing
             graphs.append(GraphTiming(compile_id, "", note="no compile with this id was logged"))
             continue
-        what = _what(compile_id, rec, set(c.graphs), runs)
+        what = timing_description(
+            compile_id, rec.inputs, rec.grad_enabled, set(c.graphs), runs.fixed
+        )
         try:
             with torch.set_grad_enabled(rec.grad_enabled):
                 timing, step = _time_graph(compile_id, rec, device, what, runs)
@@ -265,51 +269,4 @@ def _kernels(
             grid, block, registers = shapes[t.kernel]
             t = replace(t, grid=grid, block=block, registers=registers)
         out.append(t)
-    return out
-
-
-def _what(compile_id: str, rec: RecordedGraph, stages: set[str], runs: _Runs) -> str:
-    mode = _mode_text(rec, stages)
-    how = (
-        f"{runs.fixed} timed runs each"
-        if runs.fixed is not None
-        else "up to 3 warm-up and 10 timed runs each, fewer for long runs (time-boxed)"
-    )
-    return (
-        f"Dynamo graph {compile_id}: the eager GraphModule vs the compiled callable{mode}, "
-        f"forward, then backward of the outputs that need grad (random gradients; each backward "
-        f"timed after an untimed forward), on {len(rec.inputs)} fresh inputs of the recorded "
-        f"shapes, dtypes and strides (floats drawn with each input's recorded mean and standard "
-        f"deviation, integers with the values they compiled with); {how}"
-    )
-
-
-def _mode_text(rec: RecordedGraph, stages: set[str]) -> str:
-    """What grad mode the timed runs had, in the words the capture's graphs justify."""
-    if not rec.grad_enabled:
-        return " (grad mode off, as the code ran it)"
-    if "aot_inference_graph" in stages:
-        # AOTAutograd saw that no output needs grad (e.g. a `with torch.no_grad()` inside the
-        # compiled code): an inference graph, timed as such.
-        return " (an inference graph: no output needs grad)"
-    grad = any(isinstance(s, tuple) and len(s) == 5 and s[4] for s in rec.inputs)
-    return " (training mode: inputs require grad)" if grad else ""
-
-
-def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
-    """kernel name -> (grid, block, registers per thread), from chrome trace kernel events."""
-    out: dict[str, tuple] = {}
-    for e in events:
-        args = e.get("args") or {}
-        if e.get("cat") != "kernel" or e.get("name") not in known or e["name"] in out:
-            continue
-        grid, block = args.get("grid"), args.get("block")
-        if not (isinstance(grid, list) and isinstance(block, list)):
-            continue
-        registers = args.get("registers per thread")
-        out[e["name"]] = (
-            tuple(int(v) for v in grid),
-            tuple(int(v) for v in block),
-            int(registers) if isinstance(registers, int) else None,
-        )
     return out

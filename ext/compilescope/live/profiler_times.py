@@ -3,19 +3,20 @@ each of kernel_timer's ranges, and the kernels' launch shapes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 
-if TYPE_CHECKING:
-    from .kernel_timer import CallLog
+from .memory import chrome_trace_events
 
 LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
 
 
-def gpu_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> list[dict]:
+Times = dict[tuple[str, str], list[float]]  # (role, kernel) -> seconds per call
+
+
+def gpu_times(prof: object) -> tuple[Times, list[dict]]:
     """Each wrapped call's CUDA time: the device time of the kernels (and copies) launched inside
-    its range, as CUPTI recorded them. Returns the kernels' launch shapes as chrome trace events.
+    its range, as CUPTI recorded them, by (role, kernel); and the kernels' launch shapes as
+    chrome trace events.
 
     Read from the profiler's raw Kineto events: `prof.events()` builds a Python FunctionEvent
     tree of every op of every step (a second and more on a training step), where one pass over
@@ -25,18 +26,14 @@ def gpu_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> list[dict]:
     try:
         raw = prof.profiler.kineto_results.events()
     except Exception:  # pragma: no cover - guard against profiler API drift
-        function_event_times(prof, logs)
-        return _chrome_events(prof)
+        return function_event_times(prof), chrome_trace_events(prof)
     times, launches = kernel_times_from_kineto(raw)
-    for (role, name), values in times.items():
-        log = logs.get((role, name))
-        if log is not None:
-            log.times.extend(v for v in values if v > 0)
-    if not launches and any(log.times for log in logs.values()):
+    times = {key: [v for v in values if v > 0] for key, values in times.items()}
+    if not launches and any(times.values()):
         # Kineto's raw events of torch 2.11 (H200 run, RESULTS.md) carry no grid or block: the
         # chrome trace does (about 0.1 s of measuring a 4-layer GPT-2 step).
-        launches = _chrome_events(prof)
-    return launches
+        launches = chrome_trace_events(prof)
+    return times, launches
 
 
 def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[float]], list[dict]]:
@@ -95,21 +92,35 @@ def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[f
     return {key: [s for _, s in sorted(v)] for key, v in out.items()}, launches
 
 
-def function_event_times(prof: object, logs: dict[tuple[str, str], CallLog]) -> None:
+def function_event_times(prof: object) -> Times:
     """The same times through the profiler's FunctionEvent tree (slow; the fallback)."""
+    times: Times = {}
     for event in prof.events():
         if not event.name.startswith(LABEL):
             continue
         if getattr(event, "device_type", None) != torch.autograd.DeviceType.CPU:
             continue  # the GPU-side copy of the range
         role, _, name = event.name.removeprefix(LABEL).partition("::")
-        log = logs.get((role, name))
         micros = event.device_time_total
-        if log is not None and micros > 0:
-            log.times.append(micros / 1e6)
+        if micros > 0:
+            times.setdefault((role, name), []).append(micros / 1e6)
+    return times
 
 
-def _chrome_events(prof: object) -> list[dict]:
-    from .memory import chrome_trace_events
-
-    return chrome_trace_events(prof)
+def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
+    """kernel name -> (grid, block, registers per thread), from chrome trace kernel events."""
+    out: dict[str, tuple] = {}
+    for e in events:
+        args = e.get("args") or {}
+        if e.get("cat") != "kernel" or e.get("name") not in known or e["name"] in out:
+            continue
+        grid, block = args.get("grid"), args.get("block")
+        if not (isinstance(grid, list) and isinstance(block, list)):
+            continue
+        registers = args.get("registers per thread")
+        out[e["name"]] = (
+            tuple(int(v) for v in grid),
+            tuple(int(v) for v in block),
+            int(registers) if isinstance(registers, int) else None,
+        )
+    return out

@@ -1,4 +1,4 @@
-"""Everything compilescope reads or sets inside torch, guarded for torch 2.8 to 2.13."""
+"""Most of what compilescope reads or sets inside torch (the rest: ARCHITECTURE.md's list), guarded for torch 2.8 to 2.13."""
 
 from __future__ import annotations
 
@@ -295,10 +295,6 @@ def compiled_autograd(backend: object) -> Iterator[None]:
 
 def reset_dynamo() -> None:
     torch._dynamo.reset()
-
-
-def is_tensor(value: object) -> bool:
-    return isinstance(value, torch.Tensor)
 
 
 def chosen_triton_configs(output_code_path: str) -> dict[str, dict[str, int]]:

@@ -191,32 +191,26 @@ def as_in_a_compile(joint_inputs: object) -> Iterator[None]:
 
 
 def flops_of(graph_module: object, names: set[str]) -> int | None:
-    """FLOPs of the named nodes, by torch's own formulas (torch.utils.flop_counter), from their
-    fake-tensor metadata. None when torch cannot count them (no formulas, symbolic sizes)."""
-    try:
-        from torch.utils._pytree import tree_map_only
-        from torch.utils.flop_counter import flop_registry
-    except ImportError:  # pragma: no cover
-        return None
+    """FLOPs of the named nodes, by torch's own formulas, from their fake-tensor metadata.
+    None when torch cannot count one of them (symbolic sizes without a hint)."""
+    from torch.utils._pytree import tree_map_only
+
+    from .flop_count import formula_flops
+
     total = 0
     for node in graph_module.graph.nodes:
         if node.op != "call_function" or node.name not in names:
             continue
-        formula = flop_registry.get(getattr(node.target, "_overloadpacket", None))
-        if formula is None:
+        packet = getattr(node.target, "_overloadpacket", None)
+        args, kwargs = tree_map_only(
+            torch.fx.Node, lambda n: n.meta.get("val"), (node.args, node.kwargs)
+        )
+        count = formula_flops(packet, args, kwargs, node.meta.get("val"))
+        if count is None:
+            from torch.utils.flop_counter import flop_registry
+
+            if packet in flop_registry:  # a formula that could not be applied
+                return None
             continue
-        try:
-            args, kwargs = tree_map_only(
-                torch.fx.Node, lambda n: n.meta.get("val"), (node.args, node.kwargs)
-            )
-            count = formula(*args, **kwargs, out_val=node.meta.get("val"))
-            if isinstance(count, torch.SymInt):
-                # Counted at the sizes the compile saw: int() would guard on the symbol and
-                # specialize it in the compile's shape environment, changing later re-runs.
-                count = count.node.hint
-                if count is None:
-                    return None
-            total += int(count)
-        except Exception:  # symbolic sizes, or a formula this torch cannot apply here
-            return None
+        total += count
     return total

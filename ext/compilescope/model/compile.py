@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..common import KIND_ALIASES, short_path
 from .compile_id import CompileId
 from .graph import Graph, SourceLoc
 from .kernel import Kernel, OutputCode
@@ -18,37 +19,6 @@ from .partition import (
     partition_between,
     sweep_from,
 )
-
-# The graph kinds, named as torch names their trace events (newest torch first where renamed).
-GRAPH_KINDS = (
-    "dynamo_output_graph",
-    "before_pre_grad_graph",
-    "after_pre_grad_graph",
-    "inductor_pre_grad_graph",
-    "aot_joint_graph",
-    # Inductor logs these around its joint-graph passes for an inference graph
-    # (torch/_inductor/compile_fx.py), e.g. a recompile in eval mode, compiled autograd.
-    "before_joint_graph",
-    "after_joint_graph",
-    "aot_forward_graph",
-    "aot_backward_graph",
-    "aot_inference_graph",
-    "before_post_grad_graph",
-    "inductor_post_grad_graph",
-    "compiled_autograd_graph",
-    # Dynamo's DDPOptimizer (torch/_dynamo/backends/distributed.py) splits a DDP module's graph
-    # at gradient-bucket boundaries: the split graph, then one graph per submodule.
-    "optimize_ddp_split_graph",
-    "optimize_ddp_split_child",
-)
-# torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
-KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
-
-
-def short_path(path: str, keep: int = 2) -> str:
-    """The last `keep` parts of a path: enough to recognise, short enough to read."""
-    parts = path.replace("\\", "/").split("/")
-    return "/".join(parts[-keep:]) if len(parts) > keep else path
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .compile import Compile
+from ..common import human_bytes
 from .graph import TensorMeta
-from .summary import human_bytes
+
+if TYPE_CHECKING:
+    from .compile import Compile
 
 # DDPOptimizer prints its graphs without strides or devices: `"f32[512, 16]"`.
 _SHAPE = re.compile(r"^([a-z]+[0-9a-z]*)\[([^\]]*)\]")

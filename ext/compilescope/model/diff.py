@@ -177,12 +177,6 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     )
 
 
-def _node_text(node: Node) -> str:
-    kind = node.type_text or ", ".join(str(t) for t in node.tensors)
-    text = f"{node.op} {node.target}({node.args_text})"
-    return f"{text} : {kind}" if kind else text
-
-
 def _signature(node: Node) -> tuple:
     return (node.op, node.target, node.type_text or node.tensors)
 
@@ -205,9 +199,9 @@ def _graph_change(cid: str, kind: str, ca: Compile, cb: Compile) -> GraphChange:
         paired = min(len(olds), len(news)) if tag == "replace" else 0
         for old, new in zip(olds[:paired], news[:paired], strict=True):
             name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
-            nodes.append(NodeChange(name, "changed", _node_text(old), _node_text(new)))
-        nodes += [NodeChange(n.name, "removed", _node_text(n), "") for n in olds[paired:]]
-        nodes += [NodeChange(n.name, "added", "", _node_text(n)) for n in news[paired:]]
+            nodes.append(NodeChange(name, "changed", old.describe(), new.describe()))
+        nodes += [NodeChange(n.name, "removed", n.describe(), "") for n in olds[paired:]]
+        nodes += [NodeChange(n.name, "added", "", n.describe()) for n in news[paired:]]
     return GraphChange(
         cid,
         kind,

@@ -98,6 +98,12 @@ class Node:
     module_path: str | None = None
     note: str = ""  # torch's trailing comment, e.g. "SavedForBackwardsAOTOutput(idx=0)"
 
+    def describe(self) -> str:
+        """One line: `call_function aten.mm.default(x, w) : f32[4, 8][8, 1]cpu`."""
+        kind = self.type_text or ", ".join(str(t) for t in self.tensors)
+        text = f"{self.op} {self.target}({self.args_text})"
+        return f"{text} : {kind}" if kind else text
+
 
 class Graph:
     """A graph of one stage: torch's readable text, and its nodes (parsed on first use)."""

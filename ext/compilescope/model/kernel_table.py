@@ -7,10 +7,11 @@ import os
 import re
 from collections import Counter
 
+from ..common import short_path
 from .capture import Capture
-from .compile import Compile, short_path
+from .compile import Compile
 from .kernel import Kernel
-from .timing import KernelTiming
+from .timing import KernelTiming, achieved_rates
 
 # The columns of a row, in order (also the DataFrame's columns).
 COLUMNS = (
@@ -60,16 +61,9 @@ def kernel_rows(capture: Capture) -> list[dict]:
         c = compiles.get(kt.compile_id)
         kernel = _kernel(c, kt) if c else None
         per_step = kt.per_run_s
-        nbytes = kernel.bytes_moved if kernel and kernel.bytes_moved else kt.bytes_per_call
         per_call = kt.time.median_s
-        bandwidth = nbytes / per_call if nbytes and per_call > 0 else None
-        flops = kt.flops_per_call / per_call if kt.flops_per_call and per_call > 0 else None
-        # Sizes taken from whole argument tensors are an upper bound (a kernel may read a slice
-        # of one): a rate above the device's measured peak says so, and is not shown as a rate.
-        if bandwidth and t.peak_bytes_per_s and bandwidth > t.peak_bytes_per_s:
-            bandwidth = None
-        if flops and t.peak_flops and flops > t.peak_flops:
-            flops = None
+        rates = achieved_rates(kt, t, kernel.bytes_moved if kernel else None)
+        nbytes, bandwidth, flops = rates.bytes, rates.bytes_per_s, rates.flops_per_s
         nodes = _op_nodes(c, kernel) if c and kernel else []
         line, code = _line(nodes, kernel, capture) if kernel else ("", "")
         rows.append(

@@ -55,8 +55,3 @@ class LazyTuple(Sequence):
     @property
     def loaded(self) -> bool:
         return self._items is not None
-
-
-def as_tuple(value: Sequence) -> tuple:
-    """A real tuple of a tuple or a LazyTuple."""
-    return value._tuple() if isinstance(value, LazyTuple) else tuple(value)

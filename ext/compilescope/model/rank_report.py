@@ -291,7 +291,6 @@ def _sequence_detail(x: tuple, y: tuple) -> str:
 def _graph_detail(capture, rank_a: int, rank_b: int, cid: str, x: tuple, y: tuple) -> str:
     """Which graph differs first, and its first differing node (parsed only here)."""
     from .compile_id import CompileId
-    from .diff import _node_text
 
     for i, (p, q) in enumerate(zip(x, y, strict=False)):
         if p == q:
@@ -303,8 +302,8 @@ def _graph_detail(capture, rank_a: int, rank_b: int, cid: str, x: tuple, y: tupl
         ga = capture[CompileId(rank_a, *_fields(base))].graphs[kind]
         gb = capture[CompileId(rank_b, *_fields(base))].graphs[kind]
         number = sum(1 for h in x[:i] if h[0] == kind)
-        na = [without_device_index(_node_text(n)) for n in ga[number].nodes]
-        nb = [without_device_index(_node_text(n)) for n in gb[number].nodes]
+        na = [without_device_index(n.describe()) for n in ga[number].nodes]
+        nb = [without_device_index(n.describe()) for n in gb[number].nodes]
         matcher = difflib.SequenceMatcher(None, na, nb, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":

@@ -4,36 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .compile import short_path
+from ..common import SUMMARY_STAGES, human_bytes, short_path
 
 if TYPE_CHECKING:
     from .capture import Capture
     from .compile import Compile
 
-# Stages in pipeline order, with the short names the summary prints.
-_STAGES = (
-    ("dynamo_output_graph", "dynamo"),
-    ("aot_joint_graph", "joint"),
-    ("aot_forward_graph", "fwd"),
-    ("aot_backward_graph", "bwd"),
-    ("aot_inference_graph", "infer"),
-    ("inductor_post_grad_graph", "post_grad"),
-    ("compiled_autograd_graph", "ca"),
-)
-
-
-def human_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
-
 
 def _compile_line(c: Compile, cells: dict[str, int]) -> str:
     where = c.frame.label(cells)
     parts = []
-    for kind, label in _STAGES:
+    for kind, label in ((s.kind, s.short) for s in SUMMARY_STAGES):
         graphs = c.graphs.get(kind)
         if graphs:
             parts.append(f"{label} {sum(g.op_count for g in graphs)}")

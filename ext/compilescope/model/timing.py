@@ -129,3 +129,30 @@ class Timings:
 def _role(k: KernelTiming) -> str:
     # An inference graph's kernels are its forward: one name for "the graph that ran first".
     return "forward" if k.role == "inference" else k.role
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What one call of a kernel achieved: bytes moved, bytes/s and FLOP/s (None: unknown)."""
+
+    bytes: float | None
+    bytes_per_s: float | None
+    flops_per_s: float | None
+
+
+def achieved_rates(kt: KernelTiming, timings: Timings, bytes_moved: float | None = None) -> Rates:
+    """One kernel's bandwidth and FLOP/s per call: Inductor's bytes estimate where it wrote one
+    (`bytes_moved`), else the bytes of the tensors a call was passed, over the measured median.
+
+    Sizes taken from whole argument tensors are an upper bound (a kernel may read a slice of
+    one): a rate above the device's measured peak says so, and is not given as a rate.
+    """
+    nbytes = bytes_moved or kt.bytes_per_call
+    per_call = kt.time.median_s
+    bandwidth = nbytes / per_call if nbytes and per_call > 0 else None
+    flops = kt.flops_per_call / per_call if kt.flops_per_call and per_call > 0 else None
+    if bandwidth and timings.peak_bytes_per_s and bandwidth > timings.peak_bytes_per_s:
+        bandwidth = None
+    if flops and timings.peak_flops and flops > timings.peak_flops:
+        flops = None
+    return Rates(nbytes, bandwidth, flops)

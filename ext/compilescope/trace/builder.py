@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 
+from ..common import GRAPH_KINDS
 from ..model.capture import Capture, Skipped
 from ..model.compile import (
-    GRAPH_KINDS,
     CacheEvent,
     Compile,
     Frame,
@@ -23,20 +23,13 @@ from ..model.graph import Graph, SourceLoc
 from ..model.kernel import OutputCode
 from .events import Event, SkipCounter
 from .graph_text import parse_graph_nodes
+from .notebook_cells import ipython_cell
 from .output_code import lazy_output_code
 
-# `<ipython-input-12-0a1b2c>`: IPython's name for the code of cell 12.
-_IPYTHON_CELL = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
 _BREAK_AT = re.compile(r"Graph break in user code at (.*):(\d+)")
 _CACHE = re.compile(r"^(\w+?_cache)_(hit|miss|bypass)$")
 
 CellResolver = Callable[[str], "int | None"]
-
-
-def ipython_cell(filename: str) -> int | None:
-    """The execution count of a cell from the filename IPython compiled it under, if it says."""
-    match = _IPYTHON_CELL.search(filename)
-    return int(match.group(1)) if match else None
 
 
 @dataclass
@@ -356,4 +349,4 @@ def build_capture(events: Iterable[Event], source: str = "", **kwargs) -> Captur
     return builder.build(source)
 
 
-__all__ = ["CaptureBuilder", "build_capture", "ipython_cell", "OutputCode"]
+__all__ = ["CaptureBuilder", "build_capture", "OutputCode"]

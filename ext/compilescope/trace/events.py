@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 # glog prefix TorchLogsFormatter(trace=True) writes: `V1122 05:35:21.786000 1952 path.py:28] `
@@ -69,13 +69,6 @@ class SkipCounter:
     def add(self, reason: str, line: int | None) -> None:
         self.counts[reason] += 1
         self.first_line.setdefault(reason, line)
-
-
-def parse_lines(
-    lines: Iterable[str], skips: SkipCounter, rank: int | None = None
-) -> Iterator[Event]:
-    """Events of a TORCH_TRACE log given as lines (see `parse_text`)."""
-    return parse_text("".join(lines), skips, rank)
 
 
 _DECODE = json.JSONDecoder().decode  # json.loads without its per-call checks

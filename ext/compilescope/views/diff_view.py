@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from html import escape
 
+from ..common import STAGE_LABELS
 from ..model.diff import CaptureDiff
-from .view_data import STAGES
 
 # Enough to read; a diff longer than this is cut (and says so) so one big change cannot
 # bloat the notebook.
 MAX_NODES = 400
 MAX_LINES = 600
 
-_LABELS = dict(STAGES)
 _SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
 
@@ -28,7 +27,7 @@ def diff_data(d: CaptureDiff) -> dict:
             {
                 "compile": g.compile_id,
                 "kind": g.kind,
-                "label": _LABELS.get(g.kind, g.kind),
+                "label": STAGE_LABELS.get(g.kind, g.kind),
                 "before": g.nodes_before,
                 "after": g.nodes_after,
                 "counts": [len(g.added), len(g.removed), len(g.changed)],

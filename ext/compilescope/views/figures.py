@@ -14,35 +14,19 @@ from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..common import human_bytes
 from ..model.capture import Capture
 from ..model.partition import BudgetSweep
-from ..model.summary import human_bytes
+from .figure_base import ShownFigure, label_text
 
 _BLUE, _GREEN, _PURPLE, _GREY = "#6366f1", "#10b981", "#7c3aed", "#9ca3af"
-_LABEL = 44  # characters of a row label (full names are in the view's tables)
-
-
-def _text(value: str, limit: int = _LABEL) -> str:
-    # Capture strings are plain text: `$` would start matplotlib's math mode.
-    value = value if len(value) <= limit else value[: limit - 1] + "\u2026"
-    return value.replace("$", r"\$")
-
-
-class ShownFigure(Figure):
-    """A Figure that shows itself in a notebook as a PNG, with or without pyplot's inline
-    backend (a Figure made without pyplot otherwise shows as `<Figure size ...>`)."""
-
-    def _repr_png_(self) -> bytes:
-        out = io.BytesIO()
-        self.savefig(out, format="png", bbox_inches="tight")
-        return out.getvalue()
 
 
 def _figure(rows: int, title: str) -> tuple[Figure, object]:
     fig = ShownFigure(figsize=(9, 0.8 + 0.24 * max(rows, 2)), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    ax.set_title(_text(title, 120), loc="left", fontsize=11)
+    ax.set_title(label_text(title, 120), loc="left", fontsize=11)
     ax.spines[["top", "right"]].set_visible(False)
     ax.tick_params(labelsize=9)
     return fig, ax
@@ -66,7 +50,7 @@ def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) ->
             ((s.start_us - start + s.duration_us) / 1e3, i),
             xytext=(3, 0), textcoords="offset points", va="center", fontsize=8, color="#444",
         )  # fmt: skip
-    labels = [_text(f"{cid} " + "  " * s.depth + s.name) for cid, s in rows]
+    labels = [label_text(f"{cid} " + "  " * s.depth + s.name) for cid, s in rows]
     ax.set_yticks(range(len(rows)), labels)
     ax.invert_yaxis()
     ax.set_xlabel("ms since the first stage began")
@@ -97,7 +81,7 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
                     fontsize=8, color="#444")  # fmt: skip
     # The role tells apart one name in two modules (`extern_kernels.mm`, forward and backward).
     labels = [f"{k.compile_id} {_ROLE.get(k.role, k.role)} {k.kernel}" for k in kernels]
-    ax.set_yticks(range(len(kernels)), [_text(label) for label in labels])
+    ax.set_yticks(range(len(kernels)), [label_text(label) for label in labels])
     ax.invert_yaxis()
     ax.set_xlabel("microseconds per run")
     return fig
@@ -130,7 +114,7 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
                      loc="left", fontsize=11)  # fmt: skip
         ax.barh(range(len(saved)), [s.nbytes / 1024 for _, s in saved], color=_PURPLE)
         ax.set_yticks(range(len(saved)),
-                      [_text(f"{cid} {s.name} {s.type_text}") for cid, s in saved])  # fmt: skip
+                      [label_text(f"{cid} {s.name} {s.type_text}") for cid, s in saved])  # fmt: skip
         ax.invert_yaxis()
         ax.set_xlabel("KiB")
     if peaks:
@@ -140,7 +124,7 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
             ax.barh(2 * i, g.eager_peak_bytes / 1024, color=_GREY)
             ax.barh(2 * i + 1, g.compiled_peak_bytes / 1024, color=_BLUE)
         ax.set_yticks(range(2 * len(peaks)),
-                      [_text(f"{g.compile_id} {w}") for g in peaks for w in ("eager", "compiled")])  # fmt: skip
+                      [label_text(f"{g.compile_id} {w}") for g in peaks for w in ("eager", "compiled")])  # fmt: skip
         ax.invert_yaxis()
         ax.set_xlabel("KiB")
     for ax in axes:

@@ -187,12 +187,3 @@ def math_html(text: str) -> str:
         return to_mathml(parse_expr(text))
     except (ValueError, TypeError, AttributeError, RecursionError):
         return f"<code>{html.escape(text)}</code>"
-
-
-def pretty_expr(text: str) -> str:
-    """The expression in sympy's plain-text form (`Eq(Mod(s0, 2), 0)` -> `Mod(s0, 2) = 0`-like);
-    the text unchanged when it is not an expression we read."""
-    try:
-        return sympy.sstr(parse_expr(text))
-    except (ValueError, TypeError, AttributeError, RecursionError):
-        return text

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from html import escape
 
+from ..common import human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.partition import BudgetSweep, Partition
-from ..model.summary import human_bytes
 
 _KIND_TEXT = {
     "activation": "activation",

@@ -43,7 +43,7 @@ def roofline_figure(capture: Capture, top: int = 30):
     # No pyplot (no global state, no GUI backend); a Figure that shows itself in a notebook.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from .figures import ShownFigure, _text
+    from .figure_base import ShownFigure, label_text
 
     fig = ShownFigure(figsize=(10, 4), layout="constrained")
     FigureCanvasAgg(fig)
@@ -58,16 +58,16 @@ def roofline_figure(capture: Capture, top: int = 30):
         roof.annotate(f"{bw / 1e9:.0f} GB/s", (ridge / 900, ridge / 1000 * bw), fontsize=8)
     for p in computed:
         roof.scatter(p["intensity"], p["flops_per_s"], s=20 + 400 * (p["share"] or 0), alpha=0.7)
-        roof.annotate(_text(p["kernel"], 28), (p["intensity"], p["flops_per_s"]), fontsize=6)
+        roof.annotate(label_text(p["kernel"], 28), (p["intensity"], p["flops_per_s"]), fontsize=6)
     roof.set(xscale="log", yscale="log", xlabel="FLOPs per byte", ylabel="FLOP/s")
     roof.set_title(
-        _text(f"roofline on {data['device']} (kernels with known FLOPs)", 80), fontsize=9
+        label_text(f"roofline on {data['device']} (kernels with known FLOPs)", 80), fontsize=9
     )
     shares = [(p["share"] or 0) * 100 for p in data["points"]]
     rates = [(p["bytes_per_s"] or 0) / 1e9 for p in data["points"]]
     band.scatter(shares, rates, s=18, color="#10b981")
     for p, x, y in zip(data["points"][:8], shares, rates, strict=False):
-        band.annotate(_text(p["kernel"], 28), (x, y), fontsize=6)
+        band.annotate(label_text(p["kernel"], 28), (x, y), fontsize=6)
     if bw:
         band.axhline(bw / 1e9, color="#444", lw=1, ls="--")
         band.annotate("measured copy bandwidth", (0, bw / 1e9), fontsize=7, va="bottom")

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from html import escape
 
+from ..common import SUMMARY_STAGES, human_bytes, milliseconds
 from ..model.capture import Capture
 from ..model.compile import Compile
-from ..model.summary import human_bytes
 from .math import math_html
 
-_STAGES = (
-    ("dynamo_output_graph", "Dynamo"),
-    ("aot_joint_graph", "joint"),
-    ("aot_forward_graph", "forward"),
-    ("aot_backward_graph", "backward"),
-    ("aot_inference_graph", "inference"),
-    ("inductor_post_grad_graph", "post-grad"),
-    ("compiled_autograd_graph", "compiled autograd"),
-)
 _STYLE = (
     "<style>.cs-sum{font-family:system-ui,sans-serif;font-size:13px}"
     ".cs-sum table{border-collapse:collapse}.cs-sum td,.cs-sum th{padding:2px 8px;"
@@ -50,7 +41,7 @@ def _cell(c: Compile, cells: dict[str, int]) -> str:
 def _row(c: Compile, files: dict[str, int]) -> str:
     stages = ", ".join(
         f"{label} {sum(g.op_count for g in c.graphs[kind])}"
-        for kind, label in _STAGES
+        for kind, label in ((s.kind, s.label) for s in SUMMARY_STAGES)
         if c.graphs.get(kind)
     )
     partition = c.partition
@@ -77,7 +68,8 @@ def _details(c: Compile) -> str:
         parts.append(f"<p>recompiled: <code>{escape(reason)}</code></p>")
     if c.failure:
         parts.append(f"<p class='cs-warn'>failed</p><pre>{escape(c.failure)}</pre>")
-    for kind, label in _STAGES:
+    for stage in SUMMARY_STAGES:
+        kind, label = stage.kind, stage.label.removesuffix(" graph")
         for graph in c.graphs.get(kind, ()):
             parts.append(
                 f"<details><summary>{escape(label)} graph ({len(graph.nodes)} nodes)</summary><pre>{escape(graph.text)}</pre></details>"
@@ -116,12 +108,8 @@ def _details(c: Compile) -> str:
     return f"<details><summary>{escape(str(c.id))} details</summary>{''.join(parts)}</details>"
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3f} ms"
-
-
 def _spread(sample) -> str:
-    return f"{_ms(sample.median_s)} (min {_ms(sample.min_s)}, max {_ms(sample.max_s)}, n={sample.repeats})"
+    return f"{milliseconds(sample.median_s)} (min {milliseconds(sample.min_s)}, max {milliseconds(sample.max_s)}, n={sample.repeats})"
 
 
 def timings_html(capture: Capture) -> str:
@@ -142,12 +130,12 @@ def timings_html(capture: Capture) -> str:
         gap = t.gap_text(g.compile_id, g.compiled.median_s)
         speed = f"{g.speedup:.2f}x" if g.speedup else ""
         back = (
-            f"{_ms(g.eager_backward.median_s)} / {_ms(g.compiled_backward.median_s)}"
+            f"{milliseconds(g.eager_backward.median_s)} / {milliseconds(g.compiled_backward.median_s)}"
             + (f" ({g.backward_speedup:.2f}x)" if g.backward_speedup else "")
             if g.eager_backward and g.compiled_backward
             else "no backward"
         )
-        step = f"{_ms(g.step_s('eager'))} / {_ms(g.step_s())}"
+        step = f"{milliseconds(g.step_s('eager'))} / {milliseconds(g.step_s())}"
         peaks = (
             f"{human_bytes(g.eager_peak_bytes)} / {human_bytes(g.compiled_peak_bytes)}"
             if g.eager_peak_bytes is not None and g.compiled_peak_bytes is not None

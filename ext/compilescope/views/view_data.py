@@ -6,30 +6,16 @@ post-grad nodes and provenance lines, and the names that the forward and backwar
 
 from __future__ import annotations
 
+from ..common import STAGES, human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.graph import Graph, Node
-from ..model.summary import human_bytes
+from ..model.timing import achieved_rates
 from .explorer_data import explorer_payload
 from .math import math_html
 from .module_groups import infer_paths
 from .partition_view import partition_data
 
-# The stages, in pipeline order, with the names people say.
-STAGES = (
-    ("dynamo_output_graph", "Dynamo graph"),
-    ("optimize_ddp_split_graph", "DDP split"),
-    ("optimize_ddp_split_child", "DDP subgraph"),
-    ("aot_joint_graph", "AOT joint graph"),
-    ("before_joint_graph", "joint graph before passes"),
-    ("after_joint_graph", "joint graph after passes"),
-    ("aot_forward_graph", "forward"),
-    ("aot_backward_graph", "backward"),
-    ("aot_inference_graph", "inference"),
-    ("after_pre_grad_graph", "pre-grad"),
-    ("inductor_post_grad_graph", "post-grad"),
-    ("compiled_autograd_graph", "compiled autograd"),
-)
 PARTITION = "partition"  # the forward and backward drawn as one graph, joined by saved tensors
 
 
@@ -98,15 +84,6 @@ def _peak_text(g) -> str:
     )
 
 
-def _bandwidth(k, t) -> float | None:
-    """Achieved bandwidth in bytes/s: Inductor's bytes estimate (else the bytes of the tensors
-    a call was passed) over the measured median."""
-    nbytes = k.bytes_moved or (t.bytes_per_call if t is not None else None)
-    if not nbytes or t is None or t.time.median_s <= 0:
-        return None
-    return nbytes / t.time.median_s
-
-
 def _loc(loc) -> list | None:
     return [loc.file, loc.line] if loc else None
 
@@ -124,8 +101,8 @@ def _post_grad_of_code(c: Compile) -> list[int | None]:
 
 
 def _kernels(c: Compile, capture: Capture) -> list[dict]:
-    times = {}
-    if capture.timings:
+    times, timings = {}, capture.timings
+    if timings:
         # Keyed by role too: a forward and a backward module may each have a kernel of one name.
         times = {(k.role, k.kernel): k for k in capture.timings.kernels_of(str(c.id))}
     posts = c.graphs.get("inductor_post_grad_graph", ())
@@ -159,7 +136,10 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "grid": list(t.grid) if t else [],
                     "block": list(t.block) if t else [],
                     "registers": t.registers if t else None,
-                    "bandwidth": _bandwidth(k, t),
+                    # the same rate the kernel table shows (capped at the measured peak)
+                    "bandwidth": achieved_rates(t, timings, k.bytes_moved).bytes_per_s
+                    if t and timings
+                    else None,
                 }
             )
     return out
@@ -186,7 +166,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
     post_graph_index: dict[int, int] = {}
     stages = []
     paths = infer_paths(c)
-    for kind, label in STAGES:
+    for kind, label in ((s.kind, s.label) for s in STAGES):
         for number, graph in enumerate(c.graphs.get(kind, ())):
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"

@@ -1,0 +1,157 @@
+"""The one capture path: `capture()`, `capturing()` and `%%compile_fx` all listen, run and time here."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..model.capture import Capture
+from . import torch_bridge
+from .fresh_copy import copy_function, fresh_entry
+from .options import CompileOptions
+from .recording_backend import RecordingBackend
+from .session import CaptureSession
+
+
+class CaptureRun:
+    """One capture while it runs: compiles through the recording backend, calls the user's code,
+    runs backward; `result` is the Capture once the run has ended (also after an error)."""
+
+    def __init__(self, how: CompileOptions, session: CaptureSession) -> None:
+        self.how = how
+        self.session = session
+
+    @property
+    def result(self) -> Capture | None:
+        return self.session.result
+
+    def wrap(self, backend: Callable) -> RecordingBackend:
+        """`backend` with the capture's recording around it (module paths, graphs to time)."""
+        return RecordingBackend(backend, self.session)
+
+    def compile(self, fn: Callable) -> Callable:
+        """torch.compile(fn) with the run's options and the recording backend."""
+        how = self.how
+        backend = self.wrap(how.backend_fn())
+        return torch_bridge.compile_fn(fn, backend, dynamic=how.dynamic, fullgraph=how.fullgraph)
+
+    def call(self, fn: Callable, args: tuple | list = (), kwargs: dict | None = None) -> Any:
+        """Compile a fresh copy of `fn` (for a module: its forward, as torch.compile(module) does,
+        so hooks still run around it) and call it once; the module is left as it was."""
+        entry, restore = fresh_entry(fn)
+        try:
+            if entry is fn and torch_bridge.is_module(fn):
+                fn.forward = self.compile(copy_function(type(fn).forward).__get__(fn))
+                return fn(*args, **(kwargs or {}))
+            return self.compile(entry)(*args, **(kwargs or {}))
+        finally:
+            restore()
+
+    def backward(self, output: object) -> bool:
+        """Backward of the summed output; False when it holds no tensor that requires grad."""
+        loss = torch_bridge.sum_for_backward(output)
+        if loss is None:
+            return False
+        loss.backward()
+        return True
+
+
+@contextlib.contextmanager
+def capture_run(
+    how: CompileOptions | None = None,
+    *,
+    extra_settings: dict | None = None,
+    on_event: Callable[[str, dict], None] | None = None,
+) -> Iterator[CaptureRun]:
+    """Listen for everything torch.compile does inside the block, with `how`'s settings held;
+    the Capture is built (and the recorded graphs timed, as `how.timings` asks) on the way out.
+
+    Bad option combinations raise ValueError here, before anything runs.
+    """
+    how = how or CompileOptions(timings=False)
+    how.backend_fn()
+    settings = {**how.settings(), **(extra_settings or {})}
+    session = CaptureSession(on_event=on_event)
+    session.timings = how.timings
+    run = CaptureRun(how, session)
+    with session.active(settings or None), how.running(run.wrap):
+        yield run
+
+
+@contextlib.contextmanager
+def capturing(**inductor_options: object) -> Iterator[CaptureHandle]:
+    """Capture every torch.compile compilation inside the block.
+
+    >>> with capturing() as cap:
+    ...     torch.compile(f)(x)
+    >>> print(cap.capture)      # or use `cap` like a Capture once the block ended
+    """
+    with capture_run(extra_settings=inductor_options or None) as run:
+        yield CaptureHandle(run)
+
+
+class CaptureHandle:
+    """What `capturing()` yields: behaves as the Capture once the block has ended."""
+
+    def __init__(self, run: CaptureRun) -> None:
+        self._run = run
+
+    @property
+    def capture(self) -> Capture:
+        if self._run.result is None:
+            raise RuntimeError("the capture is still running; read it after the `with` block")
+        return self._run.result
+
+    def __getattr__(self, name: str):
+        return getattr(self.capture, name)
+
+    def __getitem__(self, key):
+        return self.capture[key]
+
+    def __iter__(self):
+        return iter(self.capture)
+
+    def __len__(self) -> int:
+        return len(self.capture)
+
+    def __repr__(self) -> str:
+        return repr(self.capture) if self._run.result else "<capture running>"
+
+    def __str__(self) -> str:
+        return str(self.capture) if self._run.result else "<capture running>"
+
+
+def capture(
+    fn: Callable,
+    *args: object,
+    backward: bool = True,
+    backend: str | Callable = "inductor",
+    mode: str | None = None,
+    options: dict | None = None,
+    dynamic: bool | None = None,
+    fullgraph: bool = False,
+    partitioner: str | None = None,
+    compiled_autograd: bool = False,
+    timings: bool | int = True,
+    **kwargs: object,
+) -> Capture:
+    """Compile `fn`, run it on `args`, and (if `backward`) run backward of its summed output.
+
+    Extra keyword arguments go to `fn`. Each call compiles afresh (Dynamo sees a new code object),
+    so calling `capture` twice gives the same stages twice. Unless `timings=False`, each compiled
+    graph is then timed alone (forward and backward, eager vs compiled, and each kernel) on
+    fresh inputs of the same shapes, within a small time budget (`timings=N`: exactly N timed
+    runs each instead); the user's code itself runs once.
+    """
+    if not callable(fn):
+        raise TypeError(f"capture() needs a function or module to compile, got {type(fn).__name__}")
+    how = CompileOptions(
+        backend, mode, options, dynamic, fullgraph, partitioner, compiled_autograd, timings
+    )
+    with capture_run(how) as run:
+        output = run.call(fn, args, kwargs)
+        if backward:
+            run.backward(output)
+    assert run.result is not None  # built on the way out of the block
+    return run.result

@@ -1,0 +1,43 @@
+"""The backend a capture compiles with: the real one, plus what only live objects know."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from . import torch_bridge
+from .measure import RecordedGraph
+from .timing_inputs import input_layout, input_moments, input_values
+
+if TYPE_CHECKING:
+    from .session import CaptureSession
+
+
+class RecordingBackend:
+    """Wraps the real backend to keep what only live objects know (module paths of nodes).
+
+    torch keeps every backend it has seen (torch._dynamo.eval_frame.cached_backends), so this
+    holds its session weakly: a finished capture must not live as long as the process.
+    """
+
+    def __init__(self, inner: Callable, session: CaptureSession) -> None:
+        self.inner = inner
+        self._session = weakref.ref(session)
+
+    def __call__(self, graph_module, example_inputs):
+        compile_id = torch_bridge.current_compile_id()
+        session = self._session()
+        if compile_id is not None and session is not None:
+            session.module_paths[compile_id] = torch_bridge.module_paths(graph_module)
+        compiled = self.inner(graph_module, example_inputs)
+        if compile_id is not None and session is not None and session.timings:
+            session.recorded[compile_id] = RecordedGraph(
+                graph_module,
+                compiled,
+                input_layout(example_inputs),
+                torch_bridge.grad_enabled(),
+                input_values(example_inputs),
+                input_moments(example_inputs),
+            )
+        return compiled

@@ -1,0 +1,146 @@
+"""The package's layers import downward only, with no circles: ARCHITECTURE.md's one rule per layer."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "ext" / "compilescope"
+
+# Lower layers first. A module may import its own layer (without circles) and any lower one.
+# live/ and views/ share a rank but never import each other: live touches torch, views draw.
+LAYERS = {
+    "common": 0,
+    "model": 1,
+    "trace": 2,
+    "live": 3,
+    "views": 3,
+    "cell": 4,
+    "magic": 5,
+    "__init__": 6,
+    "__main__": 7,
+}
+APART = {("live", "views"), ("views", "live"), ("views", "trace")}
+
+
+def _layer(module: str) -> str:
+    """`compilescope.model.capture` -> `model`; `compilescope` -> `__init__`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(path: Path) -> set[str]:
+    """Every compilescope module `path` imports at run time (in functions too; not the ones
+    under `if TYPE_CHECKING:`, which only a type checker reads)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] == "compilescope":
+                modules = {f"{target}.{a.name}" for a in node.names}
+                # `from . import x` names a module when x is one, else the package's name
+                named = {m for m in modules if _exists(m)}
+                found.update(named or {target})
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "compilescope")
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text("utf-8")))
+    found.discard(name)
+    return found
+
+
+def _exists(module: str) -> bool:
+    rel = Path(*module.split(".")[1:])
+    return (PACKAGE / rel).with_suffix(".py").exists() or (PACKAGE / rel / "__init__.py").exists()
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_every_module_belongs_to_a_layer():
+    unknown = sorted(m for m in _graph() if _layer(m) not in LAYERS)
+    assert not unknown, f"modules outside the layers of ARCHITECTURE.md: {unknown}"
+
+
+def test_imports_point_down():
+    upward = []
+    for module, imports in _graph().items():
+        for target in imports:
+            a, b = _layer(module), _layer(target)
+            if (a, b) in APART or (a != b and LAYERS[b] >= LAYERS[a]):
+                upward.append(f"{module} -> {target}")
+    assert not upward, "imports against the layers:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_circles():
+    graph = _graph()
+    # Packages import nothing here but their modules' names resolve to the package itself.
+    graph = {m: {t for t in ts if t in graph} for m, ts in graph.items()}
+    circles, state = [], {}
+
+    def walk(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                circles.append(" -> ".join(stack[stack.index(nxt) :] + [nxt]))
+            elif nxt not in state:
+                walk(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module, [module])
+    assert not circles, "import circles:\n" + "\n".join(circles)
+
+
+def test_the_check_sees_upward_imports_and_skips_type_only_ones(tmp_path):
+    # The checker itself, on a made-up package: a lazy upward import inside a function is
+    # caught; one under `if TYPE_CHECKING:` is not a run-time import.
+    fake = tmp_path / "compilescope"
+    (fake / "model").mkdir(parents=True)
+    (fake / "views").mkdir()
+    (fake / "views" / "report.py").write_text("")
+    (fake / "model" / "capture.py").write_text("")
+    (fake / "model" / "x.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from .capture import Capture\n"
+        "def f():\n    from ..views.report import to_html\n"
+    )
+    globals()["PACKAGE"] = fake
+    try:
+        assert _imports(fake / "model" / "x.py") == {"compilescope.views.report"}
+        with pytest.raises(AssertionError, match="model.x -> compilescope.views.report"):
+            test_imports_point_down()
+    finally:
+        globals()["PACKAGE"] = Path(__file__).resolve().parents[1] / "ext" / "compilescope"
