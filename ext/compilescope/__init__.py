@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .model.capture import Capture, Skipped
 from .model.compile_id import CompileId
@@ -42,12 +42,16 @@ def _register_html_formatters() -> None:
     from .views.ranks_html import ranks_html
 
     shell.display_formatter.formatters["text/html"].for_type(RankReport, ranks_html)
+    from .model.fix_trial import FixTrial
+    from .views.findings_view import fix_trial_html
+
+    shell.display_formatter.formatters["text/html"].for_type(FixTrial, fix_trial_html)
 
 
 _register_html_formatters()
 
 if TYPE_CHECKING:
-    from .live.pipeline import capture, capturing
+    from .live.pipeline import CaptureHandle, capture, capturing
 
 
 def __getattr__(name: str):
@@ -75,9 +79,11 @@ __all__ = [
     "capture",
     "capturing",
     "compare_ranks",
+    "applying",
     "diff",
     "explore",
     "figures",
+    "findings",
     "kernel_table",
     "last",
     "load_trace",
@@ -85,6 +91,7 @@ __all__ = [
     "show",
     "tables",
     "to_html",
+    "try_fix",
     "write_rank",
 ]
 
@@ -149,7 +156,7 @@ def _as_capture(value: object, caller: str, argument: str) -> Capture:
     if isinstance(value, Capture):
         return value
     if type(value).__name__ == "CaptureHandle":  # not imported: that module imports torch
-        return value.capture
+        return cast("CaptureHandle", value).capture
     raise TypeError(
         f"{caller}() takes a compilescope.Capture for {argument!r}"
         f" (from capture(), capturing(), load_trace() or %%compile_fx --out),"
@@ -177,3 +184,40 @@ def diff(before: Capture, after: Capture):
     from .model.diff import diff as _diff
 
     return _diff(_as_capture(before, "diff", "before"), _as_capture(after, "diff", "after"))
+
+
+def findings(capture: Capture):
+    """What to change, costliest first: graph breaks by cause, recompiles by failed guard,
+    frames left to eager, data-dependent ops, ATen fallbacks, hot kernels, activation memory,
+    compile-time hot spots; each with where (your own line), how often, what it costs and the
+    fix. torch's graph-break registry fills in what its messages leave out."""
+    from .model.findings import findings as _findings
+    from .trace.graph_break_registry import load
+
+    return _findings(_as_capture(capture, "findings", "capture"), load())
+
+
+def try_fix(capture: Capture, finding, fix=None, *, baseline: bool = True):
+    """Capture the same code again with a finding's fix applied (settings restored after) and
+    return both side by side (a FixTrial: `print(trial)`, `trial.rows()`). `finding` is a
+    Finding or its number in `findings(capture)` (1 = first). Works for captures of
+    `capture()` and `%%compile_fx`; see `compilescope.live.fixes.try_fix`."""
+    from .live.fixes import try_fix as _try_fix
+
+    capture = _as_capture(capture, "try_fix", "capture")
+    if isinstance(finding, int):
+        found = findings(capture)
+        if not 1 <= finding <= len(found):
+            raise IndexError(
+                f"finding {finding}: this capture has {len(found)} findings (1-{len(found)})"
+            )
+        finding = found[finding - 1]
+    return _try_fix(capture, finding, fix, baseline=baseline)
+
+
+def applying(fix):
+    """Hold a fix's config settings inside a `with` block (then restore them): to try a fix on
+    code compilescope cannot run again, e.g. `with applying(f.fix), capturing() as cap: ...`."""
+    from .live.fixes import applying as _applying
+
+    return _applying(fix)

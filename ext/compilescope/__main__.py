@@ -18,7 +18,7 @@ def _demo() -> int:
             self.norm = torch.nn.LayerNorm(32)
             self.fc = torch.nn.Linear(32, 32)
 
-        def forward(self, x):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
             return x + torch.nn.functional.gelu(self.fc(self.norm(x)))
 
     print("compiling a small block (forward and backward) with torch.compile ...", flush=True)

@@ -41,9 +41,9 @@ def build_cell_function(
     bound = _bound_names(body)
     parameters = tuple(n for n in bound if n in existing)
     fresh = [n for n in bound if n not in existing]
-    has_result = isinstance(body[-1], ast.Expr)
-    if has_result:
-        last = body[-1]
+    last = body[-1]
+    has_result = isinstance(last, ast.Expr)
+    if isinstance(last, ast.Expr):
         result = ast.copy_location(
             ast.Assign([ast.Name("__compile_fx_result__", ast.Store())], last.value), last
         )
@@ -80,7 +80,8 @@ def build_cell_function(
         body=[*preamble, *body, returns],
         decorator_list=[],
         returns=None,
-        type_params=[],
+        # A field from Python 3.12 on; 3.10 and 3.11 keep the extra keyword as an attribute.
+        type_params=[],  # type: ignore[call-arg]
     )
     ast.copy_location(function, first)
     function.lineno = max(first_line - 1, 1)  # the `def` sits on the line above the cell's code

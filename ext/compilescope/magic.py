@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -12,6 +13,9 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from .cell import FUNCTION_NAME, UNSET_NAME, CellError, build_cell_function
 from .model.capture import Capture
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 _last: Capture | None = None
 
@@ -77,6 +81,8 @@ def _display_handle():
 
 @magics_class
 class CompileFxMagics(Magics):
+    shell: InteractiveShell  # Magics allows None; IPython sets it when it registers these
+
     @magic_arguments()
     @argument("--backend", choices=["inductor", "aot_eager", "eager"], default="inductor",
               help="how far down the pipeline: inductor (kernels), aot_eager (graphs, no codegen), eager (Dynamo only)")  # fmt: skip
@@ -106,6 +112,8 @@ class CompileFxMagics(Magics):
               help="after the run, time each compiled graph alone (forward and backward, eager vs compiled) and its kernels (the default)")  # fmt: skip
     @argument("--no-time", dest="time", action="store_false",
               help="do not time the compiled graphs")  # fmt: skip
+    @argument("--fix", metavar="N", type=int,
+              help="apply the fix of finding N of the last capture (its Overview numbers them) while capturing this cell, then restore every setting; shows before and after")  # fmt: skip
     @argument("--quiet", action="store_true", help="show nothing; keep the capture")
     @argument("target", nargs="*", help="line form: a function or module, then its arguments")
     @line_cell_magic
@@ -130,6 +138,11 @@ class CompileFxMagics(Magics):
                 raise UsageError(
                     f"--diff {args.diff}: no capture is stored under that name (use --out)"
                 )
+        fixing = None
+        if args.fix is not None:
+            fixing = self._fixing(args.fix)
+            before = before if before is not None else _last
+        args.fixing = fixing
         if cell is None:
             if not args.target:
                 raise UsageError("%compile_fx needs a function to call: %compile_fx fn arg ...")
@@ -177,13 +190,32 @@ class CompileFxMagics(Magics):
             raise UsageError(f"{args.target[0]} is not callable")
         return self._capture(args, options, fn, call_args, before)
 
+    def _fixing(self, number: int):
+        """The finding `number` of the last capture and its fix, checked before anything runs."""
+        from .model.findings import findings
+        from .trace.graph_break_registry import load
+
+        if _last is None:
+            raise UsageError("--fix N: no capture yet; run a %%compile_fx cell first")
+        found = findings(_last, load())
+        if not 1 <= number <= len(found):
+            raise UsageError(f"--fix {number}: the last capture has {len(found)} findings")
+        finding = found[number - 1]
+        fix = finding.fix
+        if fix is None:
+            raise UsageError(f"--fix {number}: this finding has no fix ({finding.what})")
+        if fix.kind != "setting":
+            at = f" at {fix.where.label()}" if fix.where else ""
+            raise UsageError(f"--fix {number}: the fix is a change to your code{at}: {fix.change}")
+        return finding, fix
+
     # --- capture, write back, show -----------------------------------------------------------
     def _capture(self, args, options, fn, call_args, before):
         __tracebackhide__ = True  # noqa: F841
         global _last
         from .live import torch_bridge
         from .live.options import CompileOptions
-        from .live.pipeline import capture_run
+        from .live.pipeline import Replay, arguments_by_name, capture_run, remember_replay
 
         how = CompileOptions(
             backend=args.backend,
@@ -203,21 +235,38 @@ class CompileFxMagics(Magics):
         if args.fresh:
             torch_bridge.reset_dynamo()
         progress = _Progress(args.quiet, live_front_end=hasattr(self.shell, "kernel"))
+
+        def step(run):
+            output = run.call(fn, call_args)
+            result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
+            if args.backward and not run.backward(result):
+                raise UsageError(
+                    "--backward: the cell's last expression is not a tensor that requires grad"
+                )
+            return output
+
+        fixing = getattr(args, "fixing", None)
+        if fixing is not None:
+            how = _with_compile_kwargs(how, fixing[1])
+        replay = Replay(how, step, arguments_by_name(fn, call_args, None))
         output, run = None, None
         try:
-            with capture_run(how, on_event=progress.on_event) as run:
-                output = run.call(fn, call_args)
-                result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
-                if args.backward and not run.backward(result):
-                    raise UsageError(
-                        "--backward: the cell's last expression is not a tensor that requires grad"
-                    )
+            with _fix_held(fixing, replay), capture_run(how, on_event=progress.on_event) as run:
+                output = step(run)
         finally:
             captured = run.result if run is not None else None
             _last = captured
+            if captured is not None and not captured.partial:  # try_fix runs the cell again
+                remember_replay(captured, replay)
             if args.out and captured is not None:
                 self.shell.user_ns[args.out] = captured
             self._show(captured, progress, before, args.quiet)
+            if fixing is not None and captured is not None and before is not None:
+                from IPython.display import display
+
+                from .model.fix_trial import FixTrial
+
+                display(FixTrial(fixing[0], fixing[1], before, captured))
         return output
 
     def _show(self, capture: Capture | None, progress: _Progress, before, quiet: bool) -> None:
@@ -229,7 +278,11 @@ class CompileFxMagics(Magics):
 
                 sweep_small_graphs(capture)
 
-                view = result_view(capture, before)  # built now: a bug of ours falls back here
+                from .model.findings import findings
+                from .trace.graph_break_registry import load
+
+                # built now: a bug of ours falls back here
+                view = result_view(capture, before, findings(capture, load()))
             except Exception as error:  # our bug must not hide the user's result
                 print(
                     f"compilescope: could not render the view ({type(error).__name__}: {error}); text summary:"
@@ -242,6 +295,39 @@ class CompileFxMagics(Magics):
             from .model.diff import diff
 
             display(_Text(diff(before, capture).summary()))
+
+
+def _with_compile_kwargs(how, fix):
+    """`how` with the fix's torch.compile arguments (dynamic=True) set."""
+    from dataclasses import replace
+
+    for setting in fix.settings:
+        if setting.op == "compile_kwarg" and setting.target in ("dynamic", "fullgraph"):
+            how = replace(how, **{setting.target: setting.value})
+    return how
+
+
+@contextlib.contextmanager
+def _fix_held(fixing, replay):
+    """A fix's settings and dynamic marks held around the capture, on fresh Dynamo caches (a
+    frame compiled before would not see the new settings), and dropped with them after."""
+    if fixing is None:
+        yield
+        return
+    from .live import torch_bridge
+    from .live.fixes import applying, marked_dynamic
+
+    _, fix = fixing
+    marks = [s for s in fix.settings if s.op == "mark_dynamic"]
+    torch_bridge.reset_dynamo()
+    with contextlib.ExitStack() as stack:
+        try:  # only the fix's own setting up becomes a usage error, never the cell's errors
+            stack.enter_context(applying(fix))
+            stack.enter_context(marked_dynamic(replay, marks))
+        except ValueError as error:  # a fix that cannot be applied here (a name not found)
+            raise UsageError(f"--fix: {error}") from None
+        stack.callback(torch_bridge.reset_dynamo)
+        yield
 
 
 class _Unset:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
+from typing import Any
 
 from . import torch_bridge
 
@@ -20,7 +21,7 @@ def fresh_entry(fn: Callable) -> tuple[Callable, Callable[[], None]]:
         # Like torch.compile(module): compile `forward`, and let `module(...)` run its hooks
         # eagerly around it, by shadowing forward on the instance for this one call.
         had_own = "forward" in vars(fn)
-        previous = vars(fn).get("forward")
+        previous: Any = vars(fn).get("forward")  # the instance's own forward, if it had one
 
         def restore() -> None:
             if had_own:

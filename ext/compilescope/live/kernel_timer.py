@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import cast
 
 import torch
 
@@ -119,9 +120,9 @@ def _wrapped_call(fn: Callable, log: CallLog, gpu: bool) -> Callable:
             with torch.profiler.record_function(label):
                 result = fn(*args, **kwargs)
         else:
-            start = time.perf_counter()
+            began = time.perf_counter()
             result = fn(*args, **kwargs)
-            log.times.append(time.perf_counter() - start)
+            log.times.append(time.perf_counter() - began)
         if log.sizing:
             log.size_call(args, kwargs, result)
         return result
@@ -149,7 +150,7 @@ def _wrapper(
         if path in wanted:
             if path not in cache:
                 log = logs.setdefault((role, path), CallLog(path, role))
-                cache[path] = _wrapped_call(value, log, gpu)
+                cache[path] = _wrapped_call(cast(Callable, value), log, gpu)  # a kernel
             return cache[path]
         if any(w.startswith(path + ".") for w in wanted):
             return _Namespace(value, path, wrap)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ..model.capture import Capture
 
@@ -20,7 +21,7 @@ def with_module_paths(
     if not (dynamo or joint or post_grad):
         return capture
 
-    def lookup(table: dict, c) -> object:
+    def lookup(table: dict, c) -> Any:  # table's value type
         # The listeners hear CompileContext's id, which has no restart attempt (`0/0`) while the
         # trace records the attempt that produced the graph (`0/0_1`, e.g. after a graph break).
         return table.get(str(replace(c.id, rank=None))) or table.get(

@@ -6,11 +6,15 @@ import contextlib
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..model.capture import Capture
 from ..model.partition import Partition, Repartition, partition_between
 from . import torch_bridge, torch_partitioners
 from .fx_graphs import graph_from_torch
+
+if TYPE_CHECKING:
+    import torch
 
 # A capture keeps joint graphs up to this many nodes in all: each is a copy of the graph with
 # its fake-tensor metadata (no tensor data), about 2-3 KB a node.
@@ -24,7 +28,7 @@ AUTO_SWEEP_NODES = 250
 class JointRecord:
     """What the partitioner was given: the joint graph (a copy), its inputs and options."""
 
-    graph_module: object
+    graph_module: torch.fx.GraphModule
     joint_inputs: object
     kwargs: dict
     functorch_config: dict  # torch._functorch.config as it was: the partitioner reads it

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
+import types
+import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from ..model.capture import Capture
 from . import torch_bridge
@@ -42,7 +46,8 @@ class CaptureRun:
         entry, restore = fresh_entry(fn)
         try:
             if entry is fn and torch_bridge.is_module(fn):
-                fn.forward = self.compile(copy_function(type(fn).forward).__get__(fn))
+                forward = cast(types.FunctionType, type(fn).forward)  # fresh_entry checked it
+                fn.forward = self.compile(copy_function(forward).__get__(fn))
                 return fn(*args, **(kwargs or {}))
             return self.compile(entry)(*args, **(kwargs or {}))
         finally:
@@ -55,6 +60,48 @@ class CaptureRun:
             return False
         loss.backward()
         return True
+
+
+@dataclass(frozen=True)
+class Replay:
+    """How to run a capture's code again (for `try_fix`): the options it ran with, the step
+    that calls the code, and the call's arguments by parameter name."""
+
+    how: CompileOptions
+    step: Callable[[CaptureRun], object]
+    arguments: dict[str, object] = field(default_factory=dict)
+
+    def run(self, how: CompileOptions | None = None) -> Capture:
+        """The same step captured again, with `how` (else the same options)."""
+        with capture_run(how or self.how) as run:
+            self.step(run)
+        assert run.result is not None  # built on the way out of the block
+        return run.result
+
+
+# id(capture) -> its Replay, while the capture lives: a Capture is plain data and holds no code.
+_REPLAYS: dict[int, Replay] = {}
+
+
+def remember_replay(capture: Capture, replay: Replay) -> None:
+    """Keep `replay` for as long as `capture` lives."""
+    key = id(capture)
+    _REPLAYS[key] = replay
+    weakref.finalize(capture, _REPLAYS.pop, key, None)
+
+
+def replay_of(capture: Capture) -> Replay | None:
+    """How to run `capture`'s code again, for captures of `capture()` and `%%compile_fx`."""
+    return _REPLAYS.get(id(capture))
+
+
+def arguments_by_name(fn: Callable, args: tuple | list, kwargs: dict | None) -> dict[str, object]:
+    """The call's arguments by parameter name (what torch's guards call `L['name']`)."""
+    try:
+        bound = inspect.signature(fn).bind_partial(*args, **(kwargs or {}))
+    except (TypeError, ValueError):
+        return {}
+    return dict(bound.arguments)
 
 
 @contextlib.contextmanager
@@ -149,9 +196,13 @@ def capture(
     how = CompileOptions(
         backend, mode, options, dynamic, fullgraph, partitioner, compiled_autograd, timings
     )
-    with capture_run(how) as run:
+
+    def step(run: CaptureRun) -> None:
         output = run.call(fn, args, kwargs)
         if backward:
             run.backward(output)
-    assert run.result is not None  # built on the way out of the block
-    return run.result
+
+    replay = Replay(how, step, arguments_by_name(fn, args, kwargs))
+    result = replay.run()
+    remember_replay(result, replay)
+    return result

@@ -3,6 +3,8 @@ each of kernel_timer's ranges, and the kernels' launch shapes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from .memory import chrome_trace_events
@@ -13,7 +15,7 @@ LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
 Times = dict[tuple[str, str], list[float]]  # (role, kernel) -> seconds per call
 
 
-def gpu_times(prof: object) -> tuple[Times, list[dict]]:
+def gpu_times(prof: Any) -> tuple[Times, list[dict]]:  # a torch.profiler.profile
     """Each wrapped call's CUDA time: the device time of the kernels (and copies) launched inside
     its range, as CUPTI recorded them, by (role, kernel); and the kernels' launch shapes as
     chrome trace events.
@@ -61,14 +63,16 @@ def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[f
                     ranges.setdefault(thread, []).append((start, e.end_ns(), name))
         elif linked > 0 and not e.name().startswith(LABEL):  # not the range's GPU-side copy
             device.append((linked, e.duration_ns(), e.name(), e.metadata_json() or ""))
-    for spans in ranges.values():
-        spans.sort()
+    for run in ranges.values():
+        run.sort()
     totals: dict[tuple[int, int], int] = {}  # (thread, range start) -> device ns
     launches: list[dict] = []
     shaped: set[str] = set()
     for linked, ns, name, metadata in device:
         where = starts.get(linked)
-        spans = ranges.get(where[0]) if where else None
+        if where is None:
+            continue
+        spans = ranges.get(where[0])
         if not spans:
             continue
         i = bisect.bisect_right(spans, (where[1], 1 << 62, "")) - 1
@@ -92,7 +96,7 @@ def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[f
     return {key: [s for _, s in sorted(v)] for key, v in out.items()}, launches
 
 
-def function_event_times(prof: object) -> Times:
+def function_event_times(prof: Any) -> Times:  # a torch.profiler.profile
     """The same times through the profiler's FunctionEvent tree (slow; the fallback)."""
     times: Times = {}
     for event in prof.events():

@@ -133,9 +133,11 @@ class CaptureSession:
         files = (
             {c.frame.file for c in capture}
             | {b.location.file for c in capture for b in c.graph_breaks if b.location}
+            # a break inside a library: the user's own line is further up its stack
+            | {loc.file for c in capture for b in c.graph_breaks for loc in b.user_stack}
             | {loc.file for c in capture for k in c.kernels for loc in k.source_lines}
             # torch.compile(module) compiles a frame inside torch; the cell that called it counts
-            | {c.frame.caller().file for c in capture if c.frame.in_torch and c.frame.caller()}
+            | {caller.file for c in capture if c.frame.in_torch and (caller := c.frame.caller())}
         )
         sources, cells = {}, {}
         for file in sorted(f for f in files if f):

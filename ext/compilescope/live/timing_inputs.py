@@ -23,7 +23,7 @@ class _ListOf:
 
 def input_layout(example_inputs: list) -> list:
     """Each input's (shape, stride, dtype, device, requires_grad), or the value of a constant."""
-    layout = []
+    layout: list[object] = []
     for value in example_inputs:
         if isinstance(value, list) and any(isinstance(v, torch.Tensor) for v in value):
             # Recorded as a layout, never by reference: compiled autograd clears its lists.
@@ -97,7 +97,7 @@ def make_inputs(
     drawn with the recorded mean and deviation."""
     from torch._dynamo.testing import rand_strided
 
-    inputs = []
+    inputs: list[object] = []
     for position, spec in enumerate(layout):
         if isinstance(spec, _ListOf):
             inputs.append(make_inputs(spec.items))

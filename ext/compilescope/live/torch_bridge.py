@@ -7,6 +7,7 @@ import logging
 import re
 import warnings
 from collections.abc import Callable, Iterator
+from typing import Any, TypeGuard
 
 import torch
 
@@ -88,7 +89,7 @@ def _resolve(module_name: str, dotted: str) -> tuple[object, str] | None:
     import importlib
 
     try:
-        target = importlib.import_module(module_name)
+        target: object = importlib.import_module(module_name)
     except ImportError:
         return None
     *parents, leaf = dotted.split(".")
@@ -102,7 +103,7 @@ def _resolve(module_name: str, dotted: str) -> tuple[object, str] | None:
 @contextlib.contextmanager
 def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
     """Hold the settings a complete capture needs (and `extra` Inductor config), then restore."""
-    changes = list(_CAPTURE_SETTINGS)
+    changes: list[tuple[str, str, object]] = list(_CAPTURE_SETTINGS)
     for key, value in (extra or {}).items():
         changes.append(("torch._inductor.config", key, value))
     saved: list[tuple[object, str, object]] = []
@@ -209,7 +210,9 @@ def graph_pass_listeners(
         return
 
     class Listener(CustomGraphPass):
-        def __init__(self, listen: Callable[[object], None], then: object) -> None:
+        def __init__(
+            self, listen: Callable[[object], None], then: Callable[[object], object] | None
+        ) -> None:
             self.listen, self.then = listen, then
 
         def __call__(self, graph) -> None:
@@ -246,15 +249,15 @@ def grad_enabled() -> bool:
     return torch.is_grad_enabled()
 
 
-def is_module(value: object) -> bool:
+def is_module(value: object) -> TypeGuard[torch.nn.Module]:
     return isinstance(value, torch.nn.Module)
 
 
-def compile_fn(fn: Callable, backend: object, **options: object) -> Callable:
+def compile_fn(fn: Callable, backend: str | Callable, **options: Any) -> Callable:
     return torch.compile(fn, backend=backend, **options)
 
 
-def lookup_backend(name: object) -> Callable:
+def lookup_backend(name: str | Callable) -> Callable:
     from torch._dynamo import lookup_backend as lookup
 
     return lookup(name) if isinstance(name, str) else name
@@ -271,7 +274,7 @@ def grad_enabled_tensor(value: object) -> bool:
     return isinstance(value, torch.Tensor) and value.requires_grad
 
 
-def sum_for_backward(value: object) -> object:
+def sum_for_backward(value: object) -> torch.Tensor | None:
     """A scalar to call backward on: the sum of every grad-requiring tensor in the output."""
     from torch.utils._pytree import tree_leaves
 
@@ -285,7 +288,7 @@ def sum_for_backward(value: object) -> object:
 
 
 @contextlib.contextmanager
-def compiled_autograd(backend: object) -> Iterator[None]:
+def compiled_autograd(backend: str | Callable) -> Iterator[None]:
     """Compiled autograd on for the block (torch._dynamo.compiled_autograd._enable)."""
     from torch._dynamo import compiled_autograd as ca
 

@@ -74,7 +74,7 @@ def partitioner_listener(
         from torch._functorch.partitioners import min_cut_rematerialization_partition
         from torch._inductor.custom_graph_pass import CustomPartitionerFn
     except ImportError:  # pragma: no cover - torch without the hook: aot_eager only
-        config = None
+        config = None  # type: ignore[assignment]  # the module, where torch has it
     previous = getattr(config, "custom_partitioner_fn", None) if config is not None else None
     installed = config is not None and hasattr(config, "custom_partitioner_fn")
     if installed:
@@ -129,13 +129,14 @@ def partitioner_fn(name: str) -> Callable:
     """AOTAutograd's partitioner by compilescope's name for it."""
     from torch._functorch import partitioners
 
-    return {
+    by_name: dict[str, Callable] = {
         "min_cut": partitioners.min_cut_rematerialization_partition,
         "default": partitioners.default_partition,
-    }[name]
+    }
+    return by_name[name]
 
 
-def copy_graph_module(graph_module: object) -> object:
+def copy_graph_module(graph_module: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """A copy the partitioner may edit: a new graph (node meta copied shallowly, so fake
     tensors are shared, not duplicated), the same owning module for attributes."""
     import copy
@@ -190,7 +191,7 @@ def as_in_a_compile(joint_inputs: object) -> Iterator[None]:
         yield
 
 
-def flops_of(graph_module: object, names: set[str]) -> int | None:
+def flops_of(graph_module: torch.fx.GraphModule, names: set[str]) -> int | None:
     """FLOPs of the named nodes, by torch's own formulas, from their fake-tensor metadata.
     None when torch cannot count one of them (symbolic sizes without a hint)."""
     from torch.utils._pytree import tree_map_only

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, cast
 
 from . import serialize
 from .compile import Compile, GraphBreak
 from .compile_id import CompileId
 from .timing import Timings
+
+if TYPE_CHECKING:
+    from .rank_report import RankReport
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ class Capture:
             cells=self.cells,
         )
 
-    def compare_ranks(self, world_size: int | None = None):
+    def compare_ranks(self, world_size: int | None = None) -> RankReport:
         """The ranks grouped by what they compiled, and where each group parts from the others
         (a RankReport: print it, or show it in a notebook)."""
         from .rank_report import compare_ranks
@@ -101,8 +105,8 @@ class Capture:
         return compare_ranks(self, world_size)
 
     # --- JSON --------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        body = serialize.encode(self)
+    def to_dict(self) -> dict[str, Any]:
+        body = cast("dict[str, Any]", serialize.encode(self))  # a dataclass encodes to a dict
         return {"format": serialize.FORMAT, "version": serialize.VERSION, **body}
 
     def to_json(self, indent: int | None = None) -> str:
@@ -127,7 +131,7 @@ class Capture:
                 f"({serialize.VERSION}); upgrade compilescope"
             )
         body = {k: v for k, v in data.items() if k not in ("format", "version")}
-        return serialize.decode(cls, body)
+        return cast(Capture, serialize.decode(cls, body))
 
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:

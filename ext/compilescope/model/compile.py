@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..common import KIND_ALIASES, short_path
 from .compile_id import CompileId
@@ -19,6 +20,9 @@ from .partition import (
     partition_between,
     sweep_from,
 )
+
+if TYPE_CHECKING:
+    from .ddp import DdpSplit
 
 
 @dataclass(frozen=True)
@@ -136,8 +140,9 @@ class Compile:
     shape_guards: tuple[ShapeGuard, ...] = ()
     stage_times: tuple[StageTime, ...] = ()
     cache_events: tuple[CacheEvent, ...] = ()
-    metrics: dict = field(default_factory=dict)  # compilation_metrics, as torch logged them
-    backward_metrics: dict = field(default_factory=dict)  # bwd_compilation_metrics
+    # compilation_metrics, as torch logged them
+    metrics: dict[str, Any] = field(default_factory=dict)
+    backward_metrics: dict[str, Any] = field(default_factory=dict)  # bwd_compilation_metrics
     artifacts: tuple[str, ...] = ()  # every event name logged under this id, in order
     repros: tuple[str, ...] = ()  # torch's fx_graph_runnable scripts, one per compiled graph
 
@@ -216,9 +221,10 @@ class Compile:
             "a log or a saved capture holds the results already made)"
         )
 
-    def budget_sweep(self, budgets: tuple[float | None, ...] = SWEEP_BUDGETS) -> BudgetSweep:
+    def budget_sweep(self, budgets: tuple[float | None, ...] = SWEEP_BUDGETS) -> BudgetSweep | None:
         """Re-partition with min-cut at each activation memory budget, and with the default
-        partitioner: activation memory against what the backward recomputes."""
+        partitioner: activation memory against what the backward recomputes. None when
+        `budgets` (with any re-partitions made before) holds fewer than two budgets."""
         for budget in budgets:
             self.repartition("min_cut", budget)
         self.repartition("default")
@@ -240,7 +246,7 @@ class Compile:
         return "ok"
 
     @property
-    def ddp_split(self):
+    def ddp_split(self) -> DdpSplit | None:
         """How Dynamo's DDPOptimizer split this compile's graph (a DdpSplit), or None."""
         from .ddp import ddp_split
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 _PATTERN = re.compile(
@@ -11,7 +12,7 @@ _PATTERN = re.compile(
 )
 
 
-_FROM_METADATA: dict[tuple, CompileId] = {}
+_FROM_METADATA: dict[tuple[object, ...], CompileId] = {}
 
 
 @dataclass(frozen=True, order=True)
@@ -60,7 +61,7 @@ class CompileId:
         )
 
     @classmethod
-    def from_metadata(cls, metadata: dict, rank: int | None = None) -> CompileId:
+    def from_metadata(cls, metadata: Mapping[str, object], rank: int | None = None) -> CompileId:
         """The id of one structured-trace record (its `frame_id`, `attempt`, ... fields)."""
         get = metadata.get
         key = (
@@ -81,7 +82,7 @@ class CompileId:
         return made
 
     @classmethod
-    def _from_metadata(cls, metadata: dict, rank: int | None) -> CompileId:
+    def _from_metadata(cls, metadata: Mapping[str, object], rank: int | None) -> CompileId:
 
         def opt_int(key: str) -> int | None:
             value = metadata.get(key)

@@ -60,7 +60,8 @@ def ddp_split(compile_: Compile) -> DdpSplit | None:
         return None
     parts = []
     for number, child in enumerate(children):
-        parameters, total = [], 0
+        parameters: list[tuple[str, str]] = []
+        total: int | None = 0
         for node in child.placeholders:
             match = _PARAMETER.match(node.name.lower())
             if not match:

@@ -111,9 +111,9 @@ class CaptureDiff:
                 )
         for k in self.kernels:
             lines.append(f"  {k.compile_id} kernel {k.change}: {k.name}")
-        for cid, a, b in self.collectives:
+        for cid, before, after in self.collectives:
             lines.append(
-                f"  {cid} collectives: {', '.join(a) or 'none'} -> {', '.join(b) or 'none'}"
+                f"  {cid} collectives: {', '.join(before) or 'none'} -> {', '.join(after) or 'none'}"
             )
         for cid, a, b in self.times:
             if a is not None and b is not None:
@@ -177,7 +177,7 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     )
 
 
-def _signature(node: Node) -> tuple:
+def _signature(node: Node) -> tuple[object, ...]:
     return (node.op, node.target, node.type_text or node.tensors)
 
 
@@ -260,9 +260,9 @@ def _label(c: Compile) -> str:
     return str(replace(c.id, rank=None))
 
 
-def _by_match_key(capture: Capture) -> dict[tuple, Compile]:
+def _by_match_key(capture: Capture) -> dict[tuple[object, ...], Compile]:
     """Key each compile by what it compiled: frame, recompile number, attempt, occurrence."""
-    out: dict[tuple, Compile] = {}
+    out: dict[tuple[object, ...], Compile] = {}
     for c in capture:
         base = (
             c.frame.function,  # not the file: an edited notebook cell gets a new file name
@@ -273,5 +273,5 @@ def _by_match_key(capture: Capture) -> dict[tuple, Compile]:
         n = 0
         while (*base, n) in out:
             n += 1
-        out[(*base, n)] = c
+        out[base + (n,)] = c  # (*base, n): mypy reads out[(*base, n)] as 3.11's out[*base, n]
     return out

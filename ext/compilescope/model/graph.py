@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # `f32[4, 8][8, 1]cpu`, `bf16[s0, 64][64, 1]cuda:0`; sizes may be sympy expressions.
 _TENSOR = re.compile(r"([a-z]+[0-9a-z]*)\[([^\]]*)\]\[([^\]]*)\]([a-z]+(?::\d+)?)")
@@ -117,7 +118,7 @@ class Graph:
         nodes: Sequence[Node] | None = None,
         *,
         load_nodes: Callable[[], Sequence[Node]] | None = None,
-        metadata: dict | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         self.kind = kind
         self.text = text

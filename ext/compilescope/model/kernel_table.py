@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from typing import Any
 
 from ..common import short_path
 from .capture import Capture
 from .compile import Compile
+from .graph import Node
 from .kernel import Kernel
 from .timing import KernelTiming, achieved_rates
 
@@ -44,7 +46,7 @@ def step_total_s(capture: Capture) -> float:
     return sum(g.step_s() or 0.0 for g in t.graphs)
 
 
-def kernel_rows(capture: Capture) -> list[dict]:
+def kernel_rows(capture: Capture) -> list[dict[str, Any]]:
     """One dict per timed kernel (forward and backward), slowest per step first; see COLUMNS.
 
     `share` is the kernel's time per step over the step's time (all compiled graphs, forward
@@ -56,7 +58,7 @@ def kernel_rows(capture: Capture) -> list[dict]:
         return []
     compiles = {str(c.id): c for c in capture}
     total = step_total_s(capture)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for kt in t.kernels:
         c = compiles.get(kt.compile_id)
         kernel = _kernel(c, kt) if c else None
@@ -93,7 +95,7 @@ def kernel_rows(capture: Capture) -> list[dict]:
     return [{"rank": i + 1, **row} for i, row in enumerate(rows)]
 
 
-def kernel_table(capture: Capture):
+def kernel_table(capture: Capture) -> Any:  # a pandas DataFrame, or the rows without pandas
     """`kernel_rows` as a pandas DataFrame when pandas is installed, else the list of dicts."""
     rows = kernel_rows(capture)
     try:
@@ -113,7 +115,7 @@ def _kernel(c: Compile, kt: KernelTiming) -> Kernel | None:
     return None
 
 
-def _op_nodes(c: Compile, kernel: Kernel) -> list:
+def _op_nodes(c: Compile, kernel: Kernel) -> list[Node]:
     """The post-grad nodes a kernel runs, in graph order: for an extern kernel the calls of its
     op only (its provenance also names the views around them), for a fused kernel all."""
     posts = c.graphs.get("inductor_post_grad_graph", ())
@@ -139,7 +141,7 @@ def _op_name(kernel: str) -> str:
     return ""
 
 
-def _module(nodes: list) -> str:
+def _module(nodes: list[Node]) -> str:
     """The module the kernel's nodes came from; several (one name runs every matmul of a model):
     what their paths share, and how many."""
     paths = list(dict.fromkeys(n.module_path for n in nodes if n.module_path))
@@ -150,7 +152,7 @@ def _module(nodes: list) -> str:
     return f"{head}.* ({len(paths)} modules)" if head else f"{len(paths)} modules"
 
 
-def _line(nodes: list, kernel: Kernel, capture: Capture) -> tuple[str, str]:
+def _line(nodes: list[Node], kernel: Kernel, capture: Capture) -> tuple[str, str]:
     """Where the kernel came from, as a person finds it: a notebook cell's line or file:line.
     The line most of its nodes were made by, and how many other lines made the rest."""
     sources = Counter(n.source for n in nodes if n.source)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar, overload
+
+T_co = TypeVar("T_co", covariant=True)
 
 
-class LazyTuple(Sequence):
+class LazyTuple(Sequence[T_co]):
     """Behaves as the tuple `load()` returns (equal to it, hashing as it), made on first use.
 
     Used where the model keeps a tuple that costs time to compute from a log (an output
@@ -13,23 +16,28 @@ class LazyTuple(Sequence):
 
     __slots__ = ("_load", "_items")
 
-    def __init__(self, load: Callable[[], Iterable]) -> None:
-        self._load: Callable[[], Iterable] | None = load
-        self._items: tuple | None = None
+    def __init__(self, load: Callable[[], Iterable[T_co]]) -> None:
+        self._load: Callable[[], Iterable[T_co]] | None = load
+        self._items: tuple[T_co, ...] | None = None
 
-    def _tuple(self) -> tuple:
+    def _tuple(self) -> tuple[T_co, ...]:
         if self._items is None:
+            assert self._load is not None  # dropped only once _items is set
             self._items = tuple(self._load())
             self._load = None  # drop what the loader held
         return self._items
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> T_co: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T_co, ...]: ...
+    def __getitem__(self, index: int | slice) -> T_co | tuple[T_co, ...]:
         return self._tuple()[index]
 
     def __len__(self) -> int:
         return len(self._tuple())
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[T_co]:
         return iter(self._tuple())
 
     def __contains__(self, item: object) -> bool:
@@ -43,10 +51,10 @@ class LazyTuple(Sequence):
     def __hash__(self) -> int:
         return hash(self._tuple())
 
-    def __add__(self, other: tuple) -> tuple:
+    def __add__(self, other: Iterable[Any]) -> tuple[Any, ...]:
         return self._tuple() + tuple(other)
 
-    def __radd__(self, other: tuple) -> tuple:
+    def __radd__(self, other: Iterable[Any]) -> tuple[Any, ...]:
         return tuple(other) + self._tuple()
 
     def __repr__(self) -> str:

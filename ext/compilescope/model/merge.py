@@ -26,7 +26,7 @@ def merge_captures(captures: list[Capture], named: list[int | None], source: str
         ]
     if len(set(ranks)) != len(ranks):
         raise ValueError(f"merge_ranks: rank {_first_repeat(ranks)} appears twice")
-    order = {r: i for i, r in enumerate(sorted(ranks))}
+    order: dict[int | None, int] = {r: i for i, r in enumerate(sorted(ranks))}
     compiles.sort(key=lambda c: order.get(c.id.rank, -1))  # stable: log order within a rank
     sizes = {c.world_size for c in captures if c.world_size is not None}
     return Capture(

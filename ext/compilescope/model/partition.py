@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from .graph import Graph, Node, TensorMeta
 
@@ -217,11 +217,12 @@ class BudgetSweep:
     captured: Partition | None = None  # what the compile actually did
 
     @property
-    def points(self) -> list[dict]:
+    def points(self) -> list[dict[str, Any]]:
         """One row per partition: budget, activation bytes, saved tensors, recomputed ops,
         FLOPs, and whether it is the captured choice (same saved tensors as the compile)."""
         rows = []
-        captured = set(self.captured.saved_names) if self.captured else None
+        chosen = self.captured
+        captured = set(chosen.saved_names) if chosen else None
         for r in (*self.min_cut, *((self.default,) if self.default else ())):
             p = r.partition
             rows.append(
@@ -232,10 +233,10 @@ class BudgetSweep:
                     "saved": len(p.saved),
                     "recomputed_ops": p.recomputed_ops,
                     "recompute_flops": p.recompute_flops,
-                    "captured": captured is not None
+                    "captured": chosen is not None
                     and set(p.saved_names) == captured
-                    and r.partitioner == self.captured.partitioner
-                    and r.memory_budget == self.captured.memory_budget,
+                    and r.partitioner == chosen.partitioner
+                    and r.memory_budget == chosen.memory_budget,
                 }
             )
         return rows

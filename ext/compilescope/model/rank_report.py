@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .compile_id import CompileId
 from .ranks import ASPECTS, RankCompile, aspect_key, rank_compile, without_device_index
 
 if TYPE_CHECKING:
@@ -108,7 +110,7 @@ class RankReport:
     def __repr__(self) -> str:
         return self.summary()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready: groups, per-aspect groups and where each group parts."""
         return {
             "ranks": list(self.ranks),
@@ -198,13 +200,15 @@ def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport
     )
 
 
-def aspect_key_of(profiles: dict, aspect: str, rank: int) -> tuple:
+def aspect_key_of(
+    profiles: dict[int, tuple[RankCompile, ...]], aspect: str, rank: int
+) -> tuple[object, ...]:
     return aspect_key(profiles[rank], aspect)
 
 
-def _group(ranks: tuple[int, ...], key) -> tuple[tuple[int, ...], ...]:
+def _group(ranks: tuple[int, ...], key: Callable[[int], Hashable]) -> tuple[tuple[int, ...], ...]:
     """Ranks with equal keys, largest group first (ties: the group with the lowest rank)."""
-    by_key: dict = {}
+    by_key: dict[Hashable, list[int]] = {}
     for r in ranks:
         by_key.setdefault(key(r), []).append(r)
     return tuple(sorted((tuple(g) for g in by_key.values()), key=lambda g: (-len(g), g[0])))
@@ -219,15 +223,21 @@ def _merged_order(mine: list[str], theirs: list[str]) -> list[str]:
     """Both ranks' compile ids in log order: the reference's, with the group's own inserted
     after the compile that preceded them."""
     order = list(theirs)
-    previous = None
+    previous: str | None = None
     for cid in mine:
         if cid not in order:
-            order.insert(order.index(previous) + 1 if previous in order else 0, cid)
+            after = order.index(previous) + 1 if previous is not None and previous in order else 0
+            order.insert(after, cid)
         previous = cid
     return order
 
 
-def _first_parting(capture, profiles, group, reference) -> Divergence | None:
+def _first_parting(
+    capture: Capture,
+    profiles: dict[int, tuple[RankCompile, ...]],
+    group: tuple[int, ...],
+    reference: tuple[int, ...],
+) -> Divergence | None:
     mine = {c.compile_id: c for c in profiles[group[0]]}
     theirs = {c.compile_id: c for c in profiles[reference[0]]}
     who, others = ranks_text(group), ranks_text(reference)
@@ -238,6 +248,7 @@ def _first_parting(capture, profiles, group, reference) -> Divergence | None:
     for cid in _merged_order(list(mine), list(theirs)):
         a, b = mine.get(cid), theirs.get(cid)
         if b is None:
+            assert a is not None  # cid is one of mine or theirs
             why = f" (recompile: {a.recompile_reasons[0]})" if a.recompile_reasons else ""
             return part(
                 "compile ids",
@@ -279,7 +290,7 @@ def _verb(ranks: tuple[int, ...], verb: str) -> str:
     return verb + ("es" if verb.endswith("o") else "s")
 
 
-def _sequence_detail(x: tuple, y: tuple) -> str:
+def _sequence_detail(x: tuple[object, ...], y: tuple[object, ...]) -> str:
     for i, (p, q) in enumerate(zip(x, y, strict=False)):
         if p != q:
             return f"#{i + 1} is {p} vs {q}"
@@ -288,10 +299,15 @@ def _sequence_detail(x: tuple, y: tuple) -> str:
     return f"{len(x)} vs {len(y)}; first missing: {y[len(x)]}"
 
 
-def _graph_detail(capture, rank_a: int, rank_b: int, cid: str, x: tuple, y: tuple) -> str:
+def _graph_detail(
+    capture: Capture,
+    rank_a: int,
+    rank_b: int,
+    cid: str,
+    x: tuple[tuple[str, str], ...],
+    y: tuple[tuple[str, str], ...],
+) -> str:
     """Which graph differs first, and its first differing node (parsed only here)."""
-    from .compile_id import CompileId
-
     for i, (p, q) in enumerate(zip(x, y, strict=False)):
         if p == q:
             continue
@@ -314,5 +330,5 @@ def _graph_detail(capture, rank_a: int, rank_b: int, cid: str, x: tuple, y: tupl
     return f"{len(x)} vs {len(y)} graphs"
 
 
-def _fields(cid) -> tuple:
+def _fields(cid: CompileId) -> tuple[int | None, int | None, int | None, int]:
     return (cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt)

@@ -126,7 +126,7 @@ class RankCompile:
 def rank_compile(compile_: Compile) -> RankCompile:
     """Reduce one compile to what it must share with the same compile on another rank."""
     dynamo = compile_.graph("dynamo_output_graph")
-    inputs = ()
+    inputs: tuple[str, ...] = ()
     if dynamo is not None:
         inputs = tuple(
             without_device_index(f"{n.name}: {n.type_text}" if n.type_text else n.name)
@@ -177,7 +177,7 @@ ASPECTS = (
 )
 
 
-def aspect_key(compiles: tuple[RankCompile, ...], aspect: str) -> tuple:
+def aspect_key(compiles: tuple[RankCompile, ...], aspect: str) -> tuple[object, ...]:
     """What one rank shows of one aspect: equal keys mean the ranks agree on it."""
     if aspect == "compile ids":
         return tuple((c.compile_id, c.status, c.recompile_reasons) for c in compiles)

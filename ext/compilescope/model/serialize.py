@@ -6,6 +6,7 @@ import dataclasses
 import types
 import typing
 from functools import cache
+from typing import Any, TypeVar, cast
 
 from .compile_id import CompileId
 from .graph import Graph, Node, TensorMeta
@@ -13,6 +14,8 @@ from .lazy import LazyTuple
 
 FORMAT = "compilescope.capture"
 VERSION = 1
+
+T = TypeVar("T")
 
 
 class FormatError(ValueError):
@@ -59,37 +62,38 @@ def decode(cls: type, data: object, where: str = "$") -> object:
         return decode(options[0], data, where)
     if origin is tuple:
         (item_type, *_rest) = typing.get_args(cls)
-        _expect(data, list, where)
-        return tuple(decode(item_type, v, f"{where}[{i}]") for i, v in enumerate(data))
+        items = _expect(data, list, where)
+        return tuple(decode(item_type, v, f"{where}[{i}]") for i, v in enumerate(items))
     if origin is dict:
         key_type, value_type = typing.get_args(cls)
-        _expect(data, dict, where)
-        return {k: decode(value_type, v, f"{where}.{k}") for k, v in data.items()}
+        mapping = _expect(data, dict, where)
+        return {k: decode(value_type, v, f"{where}.{k}") for k, v in mapping.items()}
     if cls is CompileId:
-        _expect(data, str, where)
+        text = _expect(data, str, where)
         try:
-            return CompileId.parse(data)
+            return CompileId.parse(text)
         except ValueError as error:
             raise FormatError(f"{where}: {error}") from None
     if cls is TensorMeta:
-        _expect(data, str, where)
-        metas = TensorMeta.parse_all(data)
+        text = _expect(data, str, where)
+        metas = TensorMeta.parse_all(text)
         if len(metas) != 1:
             raise FormatError(f"{where}: not a tensor description: {data!r}")
         return metas[0]
     if cls is Graph:
-        _expect(data, dict, where)
+        fields = _expect(data, dict, where)
         nodes = [
-            decode(Node, n, f"{where}.nodes[{i}]") for i, n in enumerate(data.get("nodes", []))
+            cast(Node, decode(Node, n, f"{where}.nodes[{i}]"))
+            for i, n in enumerate(fields.get("nodes", []))
         ]
         return Graph(
-            data.get("kind", ""), data.get("text", ""), nodes, metadata=data.get("metadata")
+            fields.get("kind", ""), fields.get("text", ""), nodes, metadata=fields.get("metadata")
         )
     if dataclasses.is_dataclass(cls):
-        _expect(data, dict, where)
+        fields = _expect(data, dict, where)
         hints = _hints(cls)
         kwargs = {}
-        for name, value in data.items():
+        for name, value in fields.items():
             if name not in hints:
                 continue  # a newer writer's field: ignore, as torch's own readers do
             kwargs[name] = decode(hints[name], value, f"{where}.{name}")
@@ -101,9 +105,10 @@ def decode(cls: type, data: object, where: str = "$") -> object:
     return data
 
 
-def _expect(data: object, kind: type, where: str) -> None:
+def _expect(data: object, kind: type[T], where: str) -> T:
     if not isinstance(data, kind):
         raise FormatError(f"{where}: expected {kind.__name__}, got {type(data).__name__}")
+    return data
 
 
 @cache
@@ -129,9 +134,12 @@ def _default(cls: type, name: str) -> object:
     return _defaults(cls).get(name, _NO_DEFAULT)
 
 
-def json_schema() -> dict:
+def json_schema() -> dict[str, Any]:
     """The JSON Schema of the capture format (capture.schema.json in this package)."""
     import json
     from importlib.resources import files
 
-    return json.loads(files(__package__).joinpath("capture.schema.json").read_text("utf-8"))
+    schema: dict[str, Any] = json.loads(
+        files(__package__).joinpath("capture.schema.json").read_text("utf-8")
+    )
+    return schema

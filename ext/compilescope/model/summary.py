@@ -72,7 +72,7 @@ def summarize(capture: Capture) -> str:
             lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
     if capture.timings is not None:
         for g in capture.timings.graphs:
-            if g.compiled is None:
+            if g.compiled is None or g.eager is None:  # a saved capture may lack either
                 lines.append(f"{str(g.compile_id):>8}  time: not measured ({g.note})")
                 continue
             speed = f", {g.speedup:.2f}x" if g.speedup else ""
@@ -80,12 +80,18 @@ def summarize(capture: Capture) -> str:
                 f"{str(g.compile_id):>8}  time: eager {g.eager.median_s * 1e3:.3f} ms, compiled "
                 f"{g.compiled.median_s * 1e3:.3f} ms{speed} (median of {g.compiled.repeats})"
             )
-            if g.eager_backward and g.compiled_backward:
+            eager_step, compiled_step = g.step_s("eager"), g.step_s()  # not None: see above
+            if (
+                g.eager_backward
+                and g.compiled_backward
+                and eager_step is not None
+                and compiled_step is not None
+            ):
                 speed = f", {g.backward_speedup:.2f}x" if g.backward_speedup else ""
                 lines.append(
                     f"{'':10}backward: eager {g.eager_backward.median_s * 1e3:.3f} ms, compiled "
                     f"{g.compiled_backward.median_s * 1e3:.3f} ms{speed}; step (fwd + bwd): "
-                    f"eager {g.step_s('eager') * 1e3:.3f} ms, compiled {g.step_s() * 1e3:.3f} ms"
+                    f"eager {eager_step * 1e3:.3f} ms, compiled {compiled_step * 1e3:.3f} ms"
                 )
     if capture.skipped:
         total = sum(s.count for s in capture.skipped)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any, Literal
 
 from ..common import GRAPH_KINDS
 from ..model.capture import Capture, Skipped
@@ -38,24 +39,24 @@ class _Draft:
 
     id: CompileId
     frame: Frame = field(default_factory=Frame)
-    graphs: dict = field(default_factory=dict)
-    output_code: list = field(default_factory=list)
-    graph_breaks: list = field(default_factory=list)
+    graphs: dict[str, list[Graph]] = field(default_factory=dict)
+    output_code: list[OutputCode] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
     guards: str = ""
-    recompile_reasons: list = field(default_factory=list)
-    restart_reasons: list = field(default_factory=list)
+    recompile_reasons: list[str] = field(default_factory=list)
+    restart_reasons: list[str] = field(default_factory=list)
     failure: str | None = None
-    symbols: list = field(default_factory=list)
-    shape_guards: list = field(default_factory=list)
-    stage_times: list = field(default_factory=list)
-    open_stages: dict = field(default_factory=dict)
+    symbols: list[Symbol] = field(default_factory=list)
+    shape_guards: list[ShapeGuard] = field(default_factory=list)
+    stage_times: list[StageTime] = field(default_factory=list)
+    open_stages: dict[object, list[float]] = field(default_factory=dict)  # name -> begin times
     open_count: int = 0  # stages begun and not yet ended, over all of open_stages
-    cache_events: list = field(default_factory=list)
-    metrics: dict = field(default_factory=dict)
-    backward_metrics: dict = field(default_factory=dict)
-    artifacts: list = field(default_factory=list)
-    provenance: dict = field(default_factory=dict)
-    repros: list = field(default_factory=list)
+    cache_events: list[CacheEvent] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    backward_metrics: dict[str, Any] = field(default_factory=dict)
+    artifacts: list[str] = field(default_factory=list)
+    provenance: dict[str, str | None] = field(default_factory=dict)
+    repros: list[str] = field(default_factory=list)
 
     def freeze(self) -> Compile:
         return Compile(
@@ -141,7 +142,7 @@ class CaptureBuilder:
         return draft
 
     # --- handlers ------------------------------------------------------------------------------
-    def _loc(self, frame: dict) -> SourceLoc:
+    def _loc(self, frame: dict[str, Any]) -> SourceLoc:
         filename = frame.get("filename")
         file = (
             self.strings.get(filename, f"<file {filename}>")
@@ -194,7 +195,7 @@ class CaptureBuilder:
         if "Graph Break Reason:" in reason:
             reason = reason.split("Graph Break Reason:", 1)[1]
         reason = reason.split("User code traceback:", 1)[0].strip()
-        user_stack = ()
+        user_stack: tuple[SourceLoc, ...] = ()
         if "User code traceback:" in text:
             tail = text.split("User code traceback:", 1)[1].split("Traceback (most recent", 1)[0]
             user_stack = tuple(
@@ -261,7 +262,9 @@ class CaptureBuilder:
         text = args.get("compile_id") if isinstance(args, dict) else None
         if isinstance(text, str):
             # Thousands of events name a handful of ids: parse each once.
-            known = self._chromium_ids.get((text, event.rank), False)
+            known: CompileId | Literal[False] | None = self._chromium_ids.get(
+                (text, event.rank), False
+            )
             if known is False:
                 try:
                     parsed = CompileId.parse(text)
@@ -334,15 +337,15 @@ class CaptureBuilder:
         )
 
 
-def _head_fields(cid: CompileId) -> tuple:
+def _head_fields(cid: CompileId) -> tuple[int | None, int | None, int | None, int | None]:
     return (cid.rank, cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id)
 
 
-def _id_fields(cid: CompileId) -> tuple:
+def _id_fields(cid: CompileId) -> tuple[int | None, int | None, int | None, int]:
     return (cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt)
 
 
-def build_capture(events: Iterable[Event], source: str = "", **kwargs) -> Capture:
+def build_capture(events: Iterable[Event], source: str = "", **kwargs: Any) -> Capture:
     builder = CaptureBuilder(**kwargs)
     for event in events:
         builder.add(event)

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 # glog prefix TorchLogsFormatter(trace=True) writes: `V1122 05:35:21.786000 1952 path.py:28] `
 _PREFIX = re.compile(r"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
@@ -25,13 +26,13 @@ class Event:
     """One structured-trace record: `name` is torch's event name (or the artifact's name)."""
 
     name: str
-    metadata: dict
+    metadata: dict[str, Any]  # the record's JSON object
     payload: str | None = None
     line: int | None = None  # 1-based line in the log file
     rank: int | None = None
 
     @property
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         """The event's own metadata dict, e.g. record["dynamo_start"]."""
         for key, value in self.metadata.items():
             if key not in CONTEXT_KEYS:
@@ -48,13 +49,15 @@ class Event:
             return None
 
 
-def event_name(metadata: dict) -> str | None:
+def event_name(metadata: dict[str, Any]) -> str | None:
     """torch's name for a record: its first non-context key, or the artifact's name."""
     for key, value in metadata.items():
         if key in CONTEXT_KEYS:
             continue
-        if key in _NAMED and isinstance(value, dict) and isinstance(value.get("name"), str):
-            return value["name"]
+        if key in _NAMED and isinstance(value, dict):
+            named = value.get("name")
+            if isinstance(named, str):
+                return named
         return key
     return None
 
@@ -63,8 +66,8 @@ def event_name(metadata: dict) -> str | None:
 class SkipCounter:
     """Counts what a reader could not use, by reason, with the first line of each."""
 
-    counts: Counter = field(default_factory=Counter)
-    first_line: dict = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+    first_line: dict[str, int | None] = field(default_factory=dict)
 
     def add(self, reason: str, line: int | None) -> None:
         self.counts[reason] += 1
@@ -124,7 +127,9 @@ def _count(skips: SkipCounter, reason: str, line: int, count: int) -> None:
         skips.first_line.setdefault(reason, line)
 
 
-def _record(line: str, payload: str | None, line_no: int, skips: SkipCounter, rank):
+def _record(
+    line: str, payload: str | None, line_no: int, skips: SkipCounter, rank: int | None
+) -> Event | Literal[False] | None:
     """The event of one header line and its payload; None when the header cannot be read
     (its payload is then counted apart), False when the event is dropped for its payload."""
     match = _PREFIX.match(line)
@@ -157,7 +162,7 @@ def _record(line: str, payload: str | None, line_no: int, skips: SkipCounter, ra
     return Event(name, metadata, payload, line_no, rank)
 
 
-def event_from_record(metadata: dict, payload: str | None) -> Event | None:
+def event_from_record(metadata: dict[str, Any], payload: str | None) -> Event | None:
     """An event handed over live by the `torch.__trace` logger (record.metadata/payload)."""
     name = event_name(metadata)
     return None if name is None else Event(name, metadata, payload)

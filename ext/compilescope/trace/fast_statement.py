@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from ..model.graph import Node, SourceLoc, TensorMeta
@@ -29,7 +30,7 @@ def fast_node(
     known: set[str],
     source: SourceLoc | None,
     module_roots: frozenset[str] | set[str],
-    module_path,
+    module_path: Callable[[str], str | None],
 ) -> Node | None:
     """The node of one statement line, or None when the line needs the ast path."""
     if "=" not in line:

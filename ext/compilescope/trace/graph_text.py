@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import cast
 
 from ..model.graph import Node, SourceLoc
 from .fast_statement import fast_node, tensors_of
@@ -52,6 +54,8 @@ def _parse_by_lines(text: str) -> list[Node] | None:
     # Parsed where it stands (blank lines above), so line numbers stay the text's own.
     header = "\n" * start + textwrap.dedent("\n".join(lines[start : end + 1])) + " pass\n"
     forward = ast.parse(header).body[0]
+    if not isinstance(forward, ast.FunctionDef):  # `def forward(` parses to one
+        raise _NeedAst(text[:40])
     sources = _source_by_line(lines)
     nodes: list[Node] = _placeholders(forward, lines)
     known = {n.name for n in nodes}
@@ -75,7 +79,7 @@ def _parse_by_lines(text: str) -> list[Node] | None:
             depth += _depth(lines[number])
         tree = ast.parse("if 1:\n" + "\n".join(lines[first : number + 1]))  # own columns
         ast.increment_lineno(tree, first - 1)
-        for stmt in tree.body[0].body:
+        for stmt in cast(ast.If, tree.body[0]).body:  # the `if 1:` around the lines
             _add_statement(stmt, nodes, known, lines, sources)
     return nodes
 
@@ -128,7 +132,13 @@ def _placeholders(forward: ast.FunctionDef, lines: list[str]) -> list[Node]:
     return nodes
 
 
-def _add_statement(stmt: ast.stmt, nodes: list[Node], known: set[str], lines, sources) -> None:
+def _add_statement(
+    stmt: ast.stmt,
+    nodes: list[Node],
+    known: set[str],
+    lines: list[str],
+    sources: Mapping[int, SourceLoc | None],
+) -> None:
     """What one statement of forward adds to `nodes` (in place)."""
     flattened = _flattened_inputs(stmt)
     if flattened is not None:
@@ -218,7 +228,9 @@ def _source_by_line(lines: list[str]) -> dict[int, SourceLoc | None]:
     return by_line
 
 
-def _statement_node(stmt, lines, sources, known: set[str]) -> Node | None:
+def _statement_node(
+    stmt: ast.stmt, lines: list[str], sources: Mapping[int, SourceLoc | None], known: set[str]
+) -> Node | None:
     source = sources.get(stmt.lineno)
     if isinstance(stmt, ast.Return):
         names = _names_in(stmt.value, known) if stmt.value is not None else []
@@ -271,10 +283,10 @@ def _segment(lines: list[str], node: ast.expr | None) -> str:
     return "\n".join([head, *lines[first + 1 : last], tail])
 
 
-def _classify(value: ast.expr) -> tuple[str, str, list[ast.AST]]:
+def _classify(value: ast.expr) -> tuple[str, str, list[ast.expr]]:
     """(op, target, argument expressions) for the right-hand side of a node statement."""
     if isinstance(value, ast.Call):
-        args: list[ast.AST] = list(value.args) + [k.value for k in value.keywords]
+        args: list[ast.expr] = list(value.args) + [k.value for k in value.keywords]
         func = value.func
         if isinstance(func, ast.Attribute):
             base = func.value

@@ -6,6 +6,7 @@ import json
 import re
 from collections import Counter
 from functools import partial
+from typing import Any, cast
 
 from ..model.graph import SourceLoc
 from ..model.kernel import Kernel, OutputCode
@@ -32,7 +33,7 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
     aot_match = _AOT_ID.search(text)
     aot_id = aot_match.group(1) if aot_match else ""
     role = next((r for r in ("forward", "backward", "inference") if aot_id.endswith(r)), "")
-    kernels: dict[str, dict] = {}
+    kernels: dict[str, dict[str, Any]] = {}
     for match in _DEFINITION.finditer(text):
         name, method = match.groups()
         source = _string_literal_after(text, match.end())
@@ -46,7 +47,7 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
             "bytes": float(num_gb.group(1)) * 1e9 if num_gb else None,
         }
         _add_origins(kernels[name], _comment_block_before(text, match.start()))
-    calls: Counter = Counter()
+    calls: Counter[str] = Counter()
     call_body = _call_body(text)
     lines = call_body.splitlines()
     for index, line in enumerate(lines):
@@ -84,7 +85,9 @@ def split_output_code(text: str, path: str = "") -> OutputCode:
     return OutputCode(text=text, path=path, aot_id=aot_id, role=role, kernels=built)
 
 
-def lazy_output_code(text: str, path: str = "", provenance: dict | None = None) -> OutputCode:
+def lazy_output_code(
+    text: str, path: str = "", provenance: dict[str, str | None] | None = None
+) -> OutputCode:
     """The output module with its kernels split (and provenance attached) on first use: most of
     the time to open a big log went to kernels nobody had asked for yet. `provenance` maps
     Inductor's provenance event names to their payload text, decoded then too."""
@@ -92,10 +95,14 @@ def lazy_output_code(text: str, path: str = "", provenance: dict | None = None) 
     aot_id = aot_match.group(1) if aot_match else ""
     role = next((r for r in ("forward", "backward", "inference") if aot_id.endswith(r)), "")
     kernels = LazyTuple(partial(_kernels, text, path, dict(provenance or {})))
-    return OutputCode(text=text, path=path, aot_id=aot_id, role=role, kernels=kernels)
+    # Typed as the tuple it stands in for (equal to it, hashing as it): serialize reads the
+    # field's annotation, so OutputCode.kernels stays tuple[Kernel, ...].
+    return OutputCode(
+        text=text, path=path, aot_id=aot_id, role=role, kernels=cast("tuple[Kernel, ...]", kernels)
+    )
 
 
-def _kernels(text: str, path: str, provenance: dict) -> tuple[Kernel, ...]:
+def _kernels(text: str, path: str, provenance: dict[str, str | None]) -> tuple[Kernel, ...]:
     code = split_output_code(text, path)
     if provenance:
         code = with_provenance(
@@ -157,7 +164,7 @@ def _frames(trace: str) -> list[SourceLoc]:
     ]
 
 
-def _add_origins(info: dict, comment: str) -> None:
+def _add_origins(info: dict[str, Any], comment: str) -> None:
     match = _ORIGINS.search(comment)
     if match:
         info.setdefault("origins", []).extend(_names(match.group(1)))

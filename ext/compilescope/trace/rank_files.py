@@ -16,7 +16,7 @@ RANK_FILE = "compilescope_rank_{rank}.json"
 _RANK_FILE = re.compile(r"^compilescope_rank_(\d+)\.json$")
 
 
-def write_rank(capture: Capture, folder: str | os.PathLike) -> Path:
+def write_rank(capture: Capture, folder: str | os.PathLike[str]) -> Path:
     """Save one rank's capture (from `capturing()` inside a rank) where `merge_ranks` finds it."""
     capture = getattr(capture, "capture", capture)  # what capturing() yielded, or a Capture
     if len(capture.ranks) > 1:
@@ -31,7 +31,7 @@ def write_rank(capture: Capture, folder: str | os.PathLike) -> Path:
     return target
 
 
-def merge_ranks(source: str | os.PathLike | Iterable[Capture]) -> Capture:
+def merge_ranks(source: str | os.PathLike[str] | Iterable[Capture]) -> Capture:
     """One Capture holding every rank, keyed as `load_trace` keys a folder of rank logs
     (`rank1:0/0`). `source` is a folder of `write_rank` files (or, when it holds none, of
     TORCH_TRACE logs), or the ranks' captures themselves. Timings stay with each rank's own

@@ -19,7 +19,7 @@ class TraceError(ValueError):
     """A path that holds no readable TORCH_TRACE log."""
 
 
-def trace_files(path: str | os.PathLike) -> list[Path]:
+def trace_files(path: str | os.PathLike[str]) -> list[Path]:
     """The log files under `path` (a file, or a folder as TORCH_TRACE fills it)."""
     root = Path(path)
     if not root.exists():
@@ -55,7 +55,7 @@ def _read(file: Path) -> tuple[str, str]:
     return data.decode("utf-8", errors="replace"), cut
 
 
-def load_trace(path: str | os.PathLike) -> Capture:
+def load_trace(path: str | os.PathLike[str]) -> Capture:
     """Read a TORCH_TRACE file or folder; unreadable entries are counted in `capture.skipped`."""
     files = trace_files(path)
     builder = CaptureBuilder()

@@ -119,9 +119,10 @@ def build_groups(nodes: Sequence[Node], paths: Sequence[str | None] | None = Non
             # Fold chains like transformer -> h into one group "transformer.h".
             while True:
                 nxt = {parts[i][level] if len(parts[i]) > level else None for i in inside}
-                if len(nxt) != 1 or None in nxt:
+                step = nxt.pop() if len(nxt) == 1 else None
+                if step is None:
                     break
-                label += "." + nxt.pop()
+                label += "." + step
                 level += 1
             child = len(groups)
             groups.append(_Group(label, gid, first=min(inside)))
@@ -160,7 +161,7 @@ def _post_order(groups: list[_Group]) -> list[int]:
 def _run_label(nodes: Sequence[Node], members: list[int]) -> str:
     """What a run of nodes is, in the user's words: the source lines it spans when they differ,
     else the operations it does most (never positions)."""
-    where = [nodes[i].source for i in members if nodes[i].source]
+    where = [s for i in members if (s := nodes[i].source)]
     lines = sorted({(w.function, w.line) for w in where})
     if len(lines) > 1:
         functions = list(dict.fromkeys(f for f, _ in lines if f))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 
 from matplotlib import rc_context
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -22,7 +23,7 @@ from .figure_base import ShownFigure, label_text
 _BLUE, _GREEN, _PURPLE, _GREY = "#6366f1", "#10b981", "#7c3aed", "#9ca3af"
 
 
-def _figure(rows: int, title: str) -> tuple[Figure, object]:
+def _figure(rows: int, title: str) -> tuple[Figure, Axes]:
     fig = ShownFigure(figsize=(9, 0.8 + 0.24 * max(rows, 2)), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -91,7 +92,7 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
     """Bytes saved for backward, per tensor (the largest), and measured peak memory of one run,
     eager vs compiled, where timings were taken."""
     saved = [(str(c.id), s) for c in capture if c.partition for s in c.partition.saved if s.nbytes]
-    saved.sort(key=lambda item: item[1].nbytes, reverse=True)
+    saved.sort(key=lambda item: item[1].nbytes or 0, reverse=True)  # all nonzero: see above
     saved = saved[:top]
     peaks = [
         g
@@ -112,7 +113,7 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
         ax = axes[0]
         ax.set_title(f"saved for backward: {human_bytes(total)} in all (largest tensors)",
                      loc="left", fontsize=11)  # fmt: skip
-        ax.barh(range(len(saved)), [s.nbytes / 1024 for _, s in saved], color=_PURPLE)
+        ax.barh(range(len(saved)), [(s.nbytes or 0) / 1024 for _, s in saved], color=_PURPLE)
         ax.set_yticks(range(len(saved)),
                       [label_text(f"{cid} {s.name} {s.type_text}") for cid, s in saved])  # fmt: skip
         ax.invert_yaxis()
@@ -120,9 +121,9 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
     if peaks:
         ax = axes[-1]
         ax.set_title("peak memory of one run (measured)", loc="left", fontsize=11)
-        for i, g in enumerate(peaks):
-            ax.barh(2 * i, g.eager_peak_bytes / 1024, color=_GREY)
-            ax.barh(2 * i + 1, g.compiled_peak_bytes / 1024, color=_BLUE)
+        for i, g in enumerate(peaks):  # both peaks are set: see above
+            ax.barh(2 * i, (g.eager_peak_bytes or 0) / 1024, color=_GREY)
+            ax.barh(2 * i + 1, (g.compiled_peak_bytes or 0) / 1024, color=_BLUE)
         ax.set_yticks(range(2 * len(peaks)),
                       [label_text(f"{g.compile_id} {w}") for g in peaks for w in ("eager", "compiled")])  # fmt: skip
         ax.invert_yaxis()

@@ -215,7 +215,7 @@ def _coordinates(rows: list[list[int]], up: list, down: list, gap: float, count:
                 near = direction[v]
                 wanted.append(sum(x[m] for m in near) / len(near) if near else x[v])
             # Keep the order and the gap: left-to-right minimum, then a right-to-left pass.
-            placed = []
+            placed: list[float] = []
             for w in wanted:
                 placed.append(max(w, placed[-1] + gap) if placed else w)
             # The push went right only; pull back so the row is centred on what it wanted.
@@ -239,7 +239,7 @@ def count_crossings(layers: Sequence[Sequence[Node]], edges: Iterable[tuple[Node
     return sum(_inversions([b for _, b in sorted(pairs)]) for pairs in by_gap.values())
 
 
-def _inversions(values: list[int]) -> int:
+def _inversions(values: list[float]) -> int:
     """Pairs i < j with values[i] > values[j], by merge sort: O(n log n)."""
     if len(values) < 2:
         return 0

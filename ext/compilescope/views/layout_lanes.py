@@ -17,7 +17,7 @@ _SIDE_PASSES = 20
 def pick_lane_edges(spans: list[int], vertices: int, limit: int) -> list[int]:
     """Indices of the edges to draw in lanes (`spans`: dummies per edge; `vertices`: nodes plus
     all dummies): the longest first, while more than `limit` vertices would remain."""
-    chosen = []
+    chosen: list[int] = []
     for i in sorted(range(len(spans)), key=lambda i: (-spans[i], i)):
         if vertices <= limit or spans[i] <= _MIN_SPAN or len(chosen) >= _MAX_LANES:
             break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right, insort
+from typing import Any
 
 # Crossing reduction costs about 1 us per vertex visit in CPython (a sweep visits every vertex,
 # dummies included; re-routing an edge visits every segment of the gaps it spans). Big graphs
@@ -147,7 +148,7 @@ def _reroute_long_edges(
                 position[row[i]] = i
         # A dummy's state is its slot j in its layer (before the vertex now at index j). For a
         # gap, g[i, j] counts the other segments leaving above index i and arriving before j.
-        cost = None
+        cost: Any = None  # a numpy array from the first step on (chains have several)
         choices = []
         last = len(chain) - 2
         for step in range(last + 1):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import html
+from collections.abc import Callable
+from typing import Any
 from xml.dom.minidom import Element, Node, Text
 
 import sympy
@@ -33,7 +35,7 @@ def _div(a, b):
 
 
 # The functions torch's guards use (torch/utils/_sympy/functions.py names), by arity.
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, tuple[int | None, Callable[..., Any]]] = {
     "Eq": (2, lambda a, b: sympy.Eq(a, b, evaluate=False)),
     "Ne": (2, lambda a, b: sympy.Ne(a, b, evaluate=False)),
     "Lt": (2, lambda a, b: sympy.Lt(a, b, evaluate=False)),
@@ -113,9 +115,9 @@ def _build(node: ast.AST) -> sympy.Basic:
             return sympy.Pow(a, b, evaluate=False)
     if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
         parts, left = [], _build(node.left)
-        for op, right_node in zip(node.ops, node.comparators, strict=True):
+        for compare, right_node in zip(node.ops, node.comparators, strict=True):
             right = _build(right_node)
-            parts.append(_COMPARE[type(op)](left, right, evaluate=False))
+            parts.append(_COMPARE[type(compare)](left, right, evaluate=False))
             left = right
         return parts[0] if len(parts) == 1 else sympy.And(*parts, evaluate=False)
     if isinstance(node, ast.BoolOp):

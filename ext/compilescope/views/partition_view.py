@@ -57,7 +57,8 @@ def partition_data(c: Compile) -> dict | None:
         "recomputed": list(p.recomputed),
         "kinds": {s.name: kind_text(s.kind, s.owner) for s in p.saved},
         "sweep": sweep.points if sweep else None,
-        "sweep_flops": bool(sweep) and all(x["recompute_flops"] is not None for x in sweep.points),
+        "sweep_flops": sweep is not None
+        and all(x["recompute_flops"] is not None for x in sweep.points),
         "lab": c.lab_reason,
         "hint": f"cap['{c.id}'].budget_sweep()",
     }
@@ -86,8 +87,8 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
     from .figures import svg, sweep_figure  # matplotlib: imported on first use
 
     parts = []
-    for c in [c for c in capture if c.partition is not None][:max_compiles]:
-        p = c.partition
+    with_partition = [(c, p) for c in capture if (p := c.partition) is not None]
+    for c, p in with_partition[:max_compiles]:
         rows = "".join(
             f"<tr><td>{escape(s.name)}</td><td>{escape(s.type_text)}</td>"
             f"<td>{escape(human_bytes(s.nbytes) if s.nbytes is not None else '')}</td>"

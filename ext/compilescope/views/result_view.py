@@ -5,9 +5,12 @@ from __future__ import annotations
 from html import escape
 
 from ..model.capture import Capture
+from ..model.finding import Finding
+from ..model.findings import findings
 from ..model.graph import Graph
 from .diff_view import diff_html
 from .explorer_data import explorer_payload
+from .findings_view import findings_data, findings_html
 from .partition_view import partition_html
 from .static_graph import graph_svg
 from .summary_html import capture_html
@@ -17,8 +20,13 @@ from .view_data import capture_data
 _PICTURED = ("dynamo_output_graph", "partition", "aot_inference_graph", "inductor_post_grad_graph")
 
 
-def view_data(capture: Capture, before: Capture | None = None) -> dict:
+def view_data(
+    capture: Capture, before: Capture | None = None, found: tuple[Finding, ...] | None = None
+) -> dict:
+    """Everything the widget and the report show. `found`: the capture's findings, when the
+    caller made them with torch's graph-break registry (else made here from its messages)."""
     data = capture_data(capture, before=before)
+    data["findings"] = findings_data(found if found is not None else findings(capture))
     from .figures import charts  # matplotlib: imported on first use
 
     data["charts"] = charts(capture)
@@ -35,9 +43,11 @@ def rank_report_html(capture: Capture) -> str:
     return ranks_html(capture.compare_ranks())
 
 
-def fallback_html(capture: Capture, data: dict) -> str:
-    """Script-free HTML: the summary, SVG pictures of the main graphs, charts, highlighted code."""
-    parts = [capture_html(capture), data.get("ranks_html", "")]
+def fallback_html(capture: Capture, data: dict, found: tuple[Finding, ...] | None = None) -> str:
+    """Script-free HTML: the findings, the summary, SVG pictures of the main graphs, charts,
+    highlighted code."""
+    found = found if found is not None else findings(capture)
+    parts = [findings_html(found), capture_html(capture), data.get("ranks_html", "")]
     pictures = []
     for c in data["compiles"][:8]:
         for stage in c["stages"]:
@@ -57,10 +67,13 @@ def fallback_html(capture: Capture, data: dict) -> str:
     return "<div class='cs-fallback'>" + "".join(parts) + "</div>"
 
 
-def result_view(capture: Capture, before: Capture | None = None):
+def result_view(
+    capture: Capture, before: Capture | None = None, found: tuple[Finding, ...] | None = None
+):
     """The widget (with its HTML fallback) where anywidget is installed; else the HTML summary."""
-    data = view_data(capture, before)
-    fallback = fallback_html(capture, data)
+    found = found if found is not None else findings(capture)
+    data = view_data(capture, before, found)
+    fallback = fallback_html(capture, data, found)
     try:
         from .widget import ResultWidget
     except ImportError:  # anywidget missing: the script-free view still shows everything

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 # Box sizes in CSS px at scale 1, sent to the explorer with each graph (payload["sizes"]).
 NODE_W, NODE_H, HGAP, VGAP, PAD, LABEL = 176, 34, 18, 26, 12, 20
@@ -32,7 +33,8 @@ def place(payload: dict, expanded: set[int]) -> list[dict]:
             layer_y[layer] = y
             y += layer_h.get(layer, 0) + VGAP
         right: dict[int, float] = {}
-        pos, width = [None] * len(sizes), 0.0
+        pos: list[dict[str, Any] | None] = [None] * len(sizes)
+        width = 0.0
         order = sorted(range(len(sizes)), key=lambda j: (grp["y"][j], grp["x"][j]))
         for j in order:
             layer = grp["y"][j]
@@ -121,11 +123,11 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
     seen = set()
     for v, inputs in enumerate(payload["in"]):
         for u in inputs:
-            a, b = rep(u), rep(v)
-            if a is None or b is None or a == b or (a, b) in seen:
+            src, dst = rep(u), rep(v)
+            if src is None or dst is None or src == dst or (src, dst) in seen:
                 continue
-            seen.add((a, b))
-            A, B = boxes[a], boxes[b]
+            seen.add((src, dst))
+            A, B = boxes[src], boxes[dst]
             sx, sy, tx, ty = A["x"] + A["w"] / 2, A["y"] + A["h"], B["x"] + B["w"] / 2, B["y"]
             bend = max(20.0, abs(ty - sy) / 2)
             out.append(

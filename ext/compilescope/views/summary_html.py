@@ -7,6 +7,7 @@ from html import escape
 from ..common import SUMMARY_STAGES, human_bytes, milliseconds
 from ..model.capture import Capture
 from ..model.compile import Compile
+from ..model.timing import Sample
 from .math import math_html
 
 _STYLE = (
@@ -108,7 +109,7 @@ def _details(c: Compile) -> str:
     return f"<details><summary>{escape(str(c.id))} details</summary>{''.join(parts)}</details>"
 
 
-def _spread(sample) -> str:
+def _spread(sample: Sample) -> str:
     return f"{milliseconds(sample.median_s)} (min {milliseconds(sample.min_s)}, max {milliseconds(sample.max_s)}, n={sample.repeats})"
 
 
@@ -122,7 +123,7 @@ def timings_html(capture: Capture) -> str:
         return "<p>Times: not measured (timings were turned off: --no-time / timings=False).</p>"
     rows = []
     for g in t.graphs:
-        if g.compiled is None:
+        if g.compiled is None or g.eager is None:  # a saved capture may lack either
             rows.append(
                 f"<tr><td>{escape(g.compile_id)}</td><td colspan='7'>not measured: {escape(g.note)}</td></tr>"
             )
@@ -135,7 +136,8 @@ def timings_html(capture: Capture) -> str:
             if g.eager_backward and g.compiled_backward
             else "no backward"
         )
-        step = f"{milliseconds(g.step_s('eager'))} / {milliseconds(g.step_s())}"
+        # Both floats: eager and compiled are set (checked above).
+        step = f"{milliseconds(g.step_s('eager') or 0.0)} / {milliseconds(g.step_s() or 0.0)}"
         peaks = (
             f"{human_bytes(g.eager_peak_bytes)} / {human_bytes(g.compiled_peak_bytes)}"
             if g.eager_peak_bytes is not None and g.compiled_peak_bytes is not None

@@ -11,6 +11,7 @@ filter, serialize and plot without compilescope; times are in seconds, sizes in 
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from ..model.capture import Capture
 
@@ -81,7 +82,7 @@ def timings(capture: Capture) -> Table:
     """Each timed graph: eager vs compiled (median, min, max, repeats), speedup, peak memory."""
     rows = []
     for g in capture.timings.graphs if capture.timings else ():
-        row = {"compile_id": g.compile_id, "what": g.what}
+        row: dict[str, Any] = {"compile_id": g.compile_id, "what": g.what}
         for side, sample in (("eager", g.eager), ("compiled", g.compiled)):
             row[f"{side}_median_s"] = sample.median_s if sample else None
             row[f"{side}_min_s"] = sample.min_s if sample else None

@@ -104,7 +104,7 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
     times, timings = {}, capture.timings
     if timings:
         # Keyed by role too: a forward and a backward module may each have a kernel of one name.
-        times = {(k.role, k.kernel): k for k in capture.timings.kernels_of(str(c.id))}
+        times = {(k.role, k.kernel): k for k in timings.kernels_of(str(c.id))}
     posts = c.graphs.get("inductor_post_grad_graph", ())
     out = []
     for code, post in zip(c.output_code, _post_grad_of_code(c), strict=True):

@@ -1,0 +1,169 @@
+"""Fixes tried for real: a finding's settings held around a second capture of the same code."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+
+from ..model.capture import Capture
+from ..model.finding import Finding, Fix, Setting
+from ..model.fix_trial import FixTrial
+from . import torch_bridge
+from .pipeline import Replay, replay_of
+
+_IDENTIFIER_CHAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
+
+
+def resolve_ref(value: object) -> object:
+    """The live object a fix names: {"ref": "module.path:attr.chain"} is imported and followed
+    by attribute (names only, nothing evaluated); {"logger": NAME, "method": M} is a method of
+    `logging.getLogger(NAME)`. A ValueError names what could not be found."""
+    if isinstance(value, dict) and "logger" in value:
+        logger = logging.getLogger(str(value["logger"]))
+        method = str(value.get("method", ""))
+        if not method.isidentifier() or not hasattr(logger, method):
+            raise ValueError(f"logger {value['logger']!r} has no method {method!r}")
+        return getattr(logger, method)
+    if not (isinstance(value, dict) and isinstance(value.get("ref"), str)):
+        raise ValueError(f"a fix names an object as {{'ref': 'module:attr'}}, not {value!r}")
+    module_name, _, chain = value["ref"].partition(":")
+    if not chain or any(c not in _IDENTIFIER_CHAIN for c in module_name + chain):
+        raise ValueError(f"not a reference to a module attribute: {value['ref']!r}")
+    # Only a module the user's code has already imported: a capture may come from a log, and
+    # importing a module it names would run that module's code.
+    target: object | None = sys.modules.get(module_name)
+    if target is None:
+        raise ValueError(f"{module_name!r} is not imported in this process: import it first")
+    for part in chain.split("."):
+        if not part.isidentifier() or part.startswith("__") or not hasattr(target, part):
+            raise ValueError(f"{module_name}.{chain} cannot be followed at {part!r}")
+        target = getattr(target, part)
+    return target
+
+
+def _config(target: str) -> tuple[object, str]:
+    """The config module and attribute a dotted torch setting names."""
+    module_name, _, attribute = target.rpartition(".")
+    if not (module_name.startswith("torch.") and module_name.endswith(".config")):
+        raise ValueError(f"a fix may change torch's config modules only, not {target!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise ValueError(f"this torch has no {module_name}") from None
+    if not hasattr(module, attribute):
+        raise ValueError(f"this torch has no setting {target}")
+    return module, attribute
+
+
+@contextlib.contextmanager
+def applying(fix: Fix) -> Iterator[None]:
+    """Hold a fix's config settings inside the block and restore every one afterwards (on
+    errors too). Settings that belong to one compile (torch.compile's `dynamic=`, mark_dynamic)
+    cannot be held globally: `try_fix` applies them, or the fix says where to write them."""
+    if fix.kind != "setting":
+        raise ValueError(f"this fix is a change to the code, not a setting: {fix.change}")
+    undo: list = []
+    try:
+        for setting in fix.settings:
+            if setting.op in ("compile_kwarg", "mark_dynamic"):
+                continue
+            module, attribute = _config(setting.target)
+            if setting.op == "set":
+                undo.append((setattr, module, attribute, getattr(module, attribute)))
+                setattr(module, attribute, setting.value)
+            elif setting.op == "add":
+                collection = getattr(module, attribute)
+                item = resolve_ref(setting.value)
+                if item not in collection:
+                    collection.add(item)
+                    undo.append((_discard, collection, item, None))
+            else:
+                raise ValueError(f"unknown setting operation {setting.op!r} for {setting.target}")
+        yield
+    finally:
+        for action, owner, name, value in reversed(undo):
+            action(owner, name, value)
+
+
+def _discard(collection: set, item: object, _: object) -> None:
+    collection.discard(item)
+
+
+def try_fix(
+    capture: Capture, finding: Finding, fix: Fix | None = None, *, baseline: bool = True
+) -> FixTrial:
+    """Capture the same code again with `fix` (the finding's first fix by default) applied,
+    then restore every setting; returns the captures side by side.
+
+    Works for captures made by `capture()` and `%%compile_fx` (they know how to run the code
+    again; a notebook cell runs again). Dynamo's caches are reset before each run, so that
+    every capture compiles from scratch: other compiled functions compile again on their next
+    call. With `baseline` (the default), the code is first captured again without the fix, so
+    that compile times compare like with like (the first compile of a process also pays
+    torch's one-time start-up, seconds on a CPU); `before` is then that second capture.
+    """
+    fix = fix or finding.fix
+    if fix is None:
+        raise ValueError(f"this finding has no fix to try: {finding.what}")
+    if fix.kind != "setting":
+        where = f" at {fix.where.label()}" if fix.where else ""
+        raise ValueError(f"this fix is a change to your code{where}: {fix.change}")
+    replay = replay_of(capture)
+    if replay is None:
+        raise ValueError(
+            "this capture cannot run its code again (it was read from a log or saved JSON, or "
+            "made by capturing()): run your code again inside "
+            "`with compilescope.applying(fix), compilescope.capturing() as cap:`"
+        )
+    how = replay.how
+    for setting in fix.settings:
+        if setting.op == "compile_kwarg":
+            if setting.target not in ("dynamic", "fullgraph", "mode", "backend"):
+                raise ValueError(f"torch.compile has no option {setting.target!r} to set here")
+            how = replace(how, **{setting.target: setting.value})
+    marks = [s for s in fix.settings if s.op == "mark_dynamic"]
+    before = capture
+    if baseline:
+        torch_bridge.reset_dynamo()
+        before = replay.run()
+    torch_bridge.reset_dynamo()
+    try:
+        with applying(fix), marked_dynamic(replay, marks):
+            after = replay.run(how)
+    except Exception as error:  # the trial's failure is its result, shown beside the before
+        return FixTrial(finding, fix, before, None, f"{type(error).__name__}: {error}")
+    finally:
+        torch_bridge.reset_dynamo()  # nothing compiled under the fix outlives the trial
+    return FixTrial(finding, fix, before, after)
+
+
+@contextlib.contextmanager
+def marked_dynamic(replay: Replay, marks: list[Setting]) -> Iterator[None]:
+    """torch._dynamo.mark_dynamic on the inputs the settings name (by argument name, or by
+    torch's source `L['x']`); the marks are taken off again afterwards."""
+    if not marks:
+        yield
+        return
+    import torch
+
+    named = replay.arguments
+    marked = []
+    for setting in marks:
+        name = setting.target.removeprefix("L['").removesuffix("']")
+        value = named.get(name)
+        if not isinstance(value, torch.Tensor) or not isinstance(setting.value, int):
+            raise ValueError(
+                f"cannot mark {setting.target!r} dynamic: no tensor argument of that name"
+            )
+        before = set(getattr(value, "_dynamo_dynamic_indices", set()))
+        torch._dynamo.mark_dynamic(value, setting.value)
+        marked.append((value, before))
+    try:
+        yield
+    finally:
+        for value, before in marked:
+            value._dynamo_dynamic_indices = before

@@ -1,0 +1,137 @@
+"""Findings: what to change, from any capture (live, log, JSON), ranked by what each costs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..common import human_bytes
+from .capture import Capture
+from .finding import Finding
+from .findings_breaks import break_findings
+from .findings_compile_time import compile_time_findings
+from .findings_perf import fallback_findings, hot_kernel_findings, memory_findings
+from .findings_recompiles import failure_findings, limit_findings, recompile_findings
+from .torch_hints import Registry
+
+# How much a kind matters before its numbers: a frame left uncompiled outweighs a graph break,
+# which outweighs a recompile; measured costs are added on top (see `score`).
+SEVERITY = {
+    "eager_frame": 60.0,
+    "recompile_limit": 55.0,
+    "data_dependent": 45.0,
+    "graph_break": 40.0,
+    "recompile": 30.0,
+    "fallback_op": 10.0,
+    "activation_memory": 8.0,
+    "hot_kernel": 8.0,
+    "compile_time": 5.0,
+}
+# Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
+# kernel may already be near its roof.
+SHARE_WEIGHT = {"fallback_op": 60.0, "hot_kernel": 30.0}
+
+
+def score(finding: Finding) -> float:
+    """The rank of a finding: its kind's severity, plus 5 per break, restart, recompile or
+    uncompiled frame (up to 10 of them), 2 per second of compile time it makes (up to 30 s),
+    points for its share of the step, and up to 20 for the memory a fix saves."""
+    n, cost = finding.counts, finding.cost
+    events = n.breaks + n.restarts + n.recompiles + n.eager_frames
+    total = SEVERITY.get(finding.kind, 0.0) + 5.0 * min(events, 10)
+    total += 2.0 * min(cost.compile_s or 0.0, 30.0)
+    total += SHARE_WEIGHT.get(finding.kind, 0.0) * (cost.share or 0.0)
+    if cost.bytes and cost.saved_bytes:
+        total += 20.0 * cost.saved_bytes / cost.bytes
+    return round(total, 3)
+
+
+def findings(capture: Capture, registry: Registry | None = None) -> tuple[Finding, ...]:
+    """Every finding of a capture, costliest first.
+
+    `registry` is torch's graph-break registry ("GB0291" -> versions; compilescope.trace.
+    graph_break_registry.load() reads the installed torch's without importing it): it fills in
+    what a message leaves out. Without it, findings use torch's messages alone.
+    """
+    found = [
+        *break_findings(capture, registry),
+        *recompile_findings(capture),
+        *limit_findings(capture, registry),
+        *failure_findings(capture, registry),
+        *fallback_findings(capture),
+        *hot_kernel_findings(capture),
+        *memory_findings(capture),
+        *compile_time_findings(capture),
+    ]
+    ranked = [replace(f, score=score(f)) for f in found]
+    ranked.sort(key=lambda f: (-f.score, f.key))
+    return tuple(ranked)
+
+
+def text(found: tuple[Finding, ...], limit: int | None = None) -> str:
+    """The findings for a terminal: a few lines each, costliest first."""
+    if not found:
+        return "no findings: nothing broke, recompiled or stood out"
+    lines = []
+    for i, f in enumerate(found[:limit] if limit else found, 1):
+        gb = f" ({f.torch.gb_id})" if f.torch and f.torch.gb_id else ""
+        lines.append(f"{i}. [{f.kind.replace('_', ' ')}] {f.what}{gb}")
+        where = where_text(f)
+        if where:
+            lines.append(f"   where: {where}")
+        often = often_text(f)
+        if often:
+            lines.append(f"   how often: {often}")
+        cost = cost_text(f)
+        if cost:
+            lines.append(f"   cost: {cost}")
+        for fix in f.fixes[:2]:
+            at = f" (at {fix.where.label()})" if fix.where else ""
+            lines.append(f"   fix: {fix.python() or fix.change + at}")
+    if limit and len(found) > limit:
+        lines.append(f"... and {len(found) - limit} more")
+    return "\n".join(lines)
+
+
+def where_text(f: Finding) -> str:
+    """Where, in one line: the user's line -> the library line [compile ids]."""
+    parts = []
+    for p in (f.user, f.at):
+        if p is not None:
+            parts.append(p.label() + (f" `{p.code[:70]}`" if p.code else ""))
+    ids = ", ".join(f.compile_ids[:6]) + (" ..." if len(f.compile_ids) > 6 else "")
+    return " -> ".join(parts) + (f" [{ids}]" if ids else "")
+
+
+def often_text(f: Finding) -> str:
+    """How often, in words: "3 breaks, 3 restarts"."""
+    n = f.counts
+    parts = [
+        f"{value} {name}{'' if value == 1 else 's'}"
+        for value, name in (
+            (n.breaks, "break"),
+            (n.restarts, "restart"),
+            (n.recompiles, "recompile"),
+            (n.eager_frames, "uncompiled frame"),
+        )
+        if value
+    ]
+    return ", ".join(parts)
+
+
+def cost_text(f: Finding) -> str:
+    """What it costs, in words, from the measured figures only."""
+    c = f.cost
+    parts = []
+    if c.graphs:
+        parts.append(f"{c.graphs} more graph{'s' if c.graphs > 1 else ''}")
+    if c.compile_s:
+        parts.append(f"{c.compile_s:.2f} s compile time")
+    if c.step_s is not None:
+        parts.append(f"{c.step_s * 1e3:.3f} ms per step")
+    if c.share is not None:
+        parts.append(f"{c.share:.0%} of the step")
+    if c.bytes:
+        parts.append(human_bytes(c.bytes))
+    if c.saved_bytes:
+        parts.append(f"{human_bytes(c.saved_bytes)} to save")
+    return ", ".join(parts)

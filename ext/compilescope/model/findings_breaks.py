@@ -1,0 +1,164 @@
+"""Graph breaks grouped by cause: one finding per cause, however many breaks and restarts it makes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .capture import Capture
+from .compile import Compile, GraphBreak
+from .finding import Cost, Counts, Finding, Fix, Place, TorchText
+from .findings_places import frame_key, frame_of, split_places
+from .torch_hints import Registry, hint_fixes, torch_texts
+
+_DATA_DEPENDENT = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+# torch's words for a break it could not resume from: the whole frame runs eagerly.
+_EAGER = re.compile(r"falling back to eager|Skipping the (frame|function)", re.IGNORECASE)
+_OP = re.compile(r"aten\.(\w+)")
+
+
+@dataclass
+class _Cause:
+    """The breaks of one cause, gathered over the capture."""
+
+    key: str
+    texts: tuple[TorchText, ...]
+    user: Place | None
+    at: Place | None
+    breaks: list[tuple[Compile, GraphBreak]] = field(default_factory=list)
+    eager: set = field(default_factory=set)  # frame keys that fell back to eager
+
+
+def break_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
+    """One finding per cause of graph breaks (torch's gb type at one line of code)."""
+    causes: dict[str, _Cause] = {}
+    for c in capture:
+        for brk in c.graph_breaks:
+            texts = torch_texts(brk.text or brk.reason, registry)
+            first = texts[0]
+            loc = brk.location
+            where = f"{loc.file}:{loc.line}" if loc else ""
+            key = f"{first.gb_id or first.gb_type or brk.reason[:80]}@{where}"
+            cause = causes.get(key)
+            if cause is None:
+                user, at = split_places(loc, brk.user_stack, capture)
+                if user is None and brk.location is None:
+                    user, at = split_places(None, frame_of(capture, c).stack, capture)
+                cause = causes[key] = _Cause(key, texts, user, at)
+            cause.breaks.append((c, brk))
+            if c.failure or _EAGER.search(brk.reason):
+                cause.eager.add(frame_key(c))
+    return [_finding(capture, cause) for cause in causes.values()]
+
+
+def _finding(capture: Capture, cause: _Cause) -> Finding:
+    broken = {(frame_key(c), c.id.frame_compile_id, c.id.attempt) for c, _ in cause.breaks}
+    resumes = _resume_names(capture, cause)
+    involved = [c for c in capture if _involved(c, broken, resumes)]
+    heads = {(k, fc) for k, fc, _ in broken}
+    restarts = [
+        c for c in involved if c.id.attempt and (frame_key(c), c.id.frame_compile_id) in heads
+    ]
+    wasted = sum(float(c.metrics.get("dynamo_time_before_restart_s") or 0.0) for c in restarts)
+    fixes = hint_fixes(cause.texts, cause.user, cause.at)
+    kind = "graph_break"
+    if any(s.target.endswith(_DATA_DEPENDENT) for f in fixes for s in f.settings):
+        kind = "data_dependent"
+    frames = {frame_key(c) for c, _ in cause.breaks}
+    eager_names = sorted(
+        {
+            frame_of(capture, c).function or "?"
+            for c, _ in cause.breaks
+            if frame_key(c) in cause.eager
+        }
+    )
+    if eager_names:
+        kind = "eager_frame"
+    breaks = len(cause.breaks)
+    return Finding(
+        kind=kind,
+        what=_what(cause, fixes, eager_names),
+        key=f"{kind}:{cause.key}",
+        user=cause.user,
+        at=cause.at,
+        compile_ids=tuple(str(c.id) for c in involved),
+        counts=Counts(
+            breaks=breaks,
+            restarts=len(restarts),
+            frames=len(frames),
+            eager_frames=len(cause.eager),
+        ),
+        cost=Cost(
+            graphs=breaks - len(cause.eager),
+            compile_s=wasted or None,
+            note="each break ends one graph and starts another; compile time: Dynamo's "
+            "tracing thrown away at each restart"
+            + (
+                "; a frame that falls back to eager runs uncompiled every call"
+                if eager_names
+                else ""
+            ),
+        ),
+        fixes=fixes,
+        torch=cause.texts[0],
+    )
+
+
+def _involved(c: Compile, broken: set, resumes: set) -> bool:
+    """A compile the cause touches: one that broke, a later attempt of it (a restart), or the
+    resume function Dynamo made after the break (`torch_dynamo_resume_in_<fn>_at_<line>`)."""
+    key = frame_key(c)
+    if any(key == k and c.id.frame_compile_id == fc and c.id.attempt >= a for k, fc, a in broken):
+        return True
+    return (c.frame.function, c.frame.file) in resumes
+
+
+def _resume_names(capture: Capture, cause: _Cause) -> set:
+    """The resume functions the cause's breaks make, with their files."""
+    names = set()
+    for c, brk in cause.breaks:
+        frame = frame_of(capture, c)
+        # The frame's own line that led to the break (a call, when it broke further in).
+        lines = [
+            s.line for s in brk.user_stack if (s.file, s.function) == (frame.file, frame.function)
+        ]
+        if not lines and brk.location is not None and brk.location.file == frame.file:
+            lines = [brk.location.line]
+        if lines:
+            names.add((f"torch_dynamo_resume_in_{frame.function}_at_{lines[-1]}", frame.file))
+    return names
+
+
+def _what(cause: _Cause, fixes: tuple[Fix, ...], eager: list[str]) -> str:
+    """One plain sentence: the thing that breaks, and what it does to compilation."""
+    first = cause.texts[0]
+    adds = [s for f in fixes for s in f.settings if s.op == "add"]
+    sets = {s.target.rsplit(".", 1)[-1] for f in fixes for s in f.settings if s.op == "set"}
+    code = (cause.at or cause.user).code if (cause.at or cause.user) else ""
+    if adds and isinstance(adds[0].value, dict):
+        value = adds[0].value
+        name = value.get("ref", "").partition(":")[2] or value.get("method", "")
+        # The code names it as the user wrote it (`log.warning(`), when it does.
+        written = re.search(rf"([A-Za-z_][\w.]*\.{re.escape(name.split('.')[-1])})\s*\(", code)
+        name = written.group(1) if written else name
+        if value.get("ref", "").startswith("builtins:"):
+            subject = f"`{name}()`"
+        elif "logging" in adds[0].target:
+            subject = f"The logging call `{name}`"
+        else:
+            subject = f"`{name}`"
+    elif "capture_scalar_outputs" in sets:
+        subject = "`.item()` (a tensor read into a Python number)"
+    elif "capture_dynamic_output_shape_ops" in sets:
+        op = _OP.search(first.context or first.explanation)
+        subject = f"`{op.group(1) if op else 'an op'}` (its output's size depends on the data)"
+    elif code:
+        subject = f"`{code[:60]}`"
+    else:
+        subject = "Code Dynamo cannot trace"
+    if eager:
+        why = cause.texts[-1].gb_type if len(cause.texts) > 1 else first.gb_type
+        names = ", ".join(f"`{n}`" for n in eager)
+        return f"{subject} makes {names} fall back to eager entirely ({why})."
+    reason = f": {first.gb_type}" if first.gb_type and subject.startswith("`") else ""
+    return f"{subject} breaks the graph{reason}."

@@ -1,0 +1,188 @@
+"""Findings from measured time and memory: library/ATen calls, hot kernels, activation memory."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..common import human_bytes
+from .capture import Capture
+from .finding import Cost, Finding, Fix, Setting
+from .findings_places import frame_of, frame_places, place, user_loc
+from .kernel_table import kernel_rows
+
+# Library calls Inductor makes on purpose (BLAS, cuDNN): max-autotune can race its own
+# templates against them on a GPU.
+_GEMMS = {"mm", "addmm", "bmm", "baddbmm", "convolution", "_int_mm", "_scaled_mm"}
+SHOWN_SHARE = 0.10  # a kernel or op below this share of the step is not a finding
+
+
+def op_of(kernel: str) -> tuple[str, bool]:
+    """(op name, is an ATen fallback) of an extern kernel's name: `extern_kernels.mm` is a
+    library call Inductor chose; `torch.ops.aten.nonzero.default` an op it has no code for."""
+    parts = kernel.split(".")
+    if parts[0] == "extern_kernels" and len(parts) == 2:
+        return parts[1], False
+    if "aten" in parts[:-1]:
+        rest = parts[parts.index("aten") + 1 :]
+        return (rest[0] if rest else kernel), True
+    return kernel, False
+
+
+def fallback_findings(capture: Capture) -> list[Finding]:
+    """Ops that run outside Inductor's generated code, by measured share of the step: ATen
+    fallbacks always (timed or not), library calls when they take a large share."""
+    rows = [r for r in kernel_rows(capture) if r["language"] == "extern"]
+    groups: dict[str, dict] = defaultdict(lambda: {"rows": [], "ids": [], "kernels": []})
+    for r in rows:
+        group = groups[r["kernel"]]
+        group["rows"].append(r)
+        group["ids"].append(r["compile_id"])
+    for c in capture:  # ATen fallbacks that were not timed (a log, timings=False)
+        for k in c.kernels:
+            if k.language == "extern" and op_of(k.name)[1]:
+                groups[k.name]["ids"].append(str(c.id))
+                groups[k.name]["kernels"].append((c, k))
+    device = capture.timings.device if capture.timings else ""
+    found = []
+    for name, group in groups.items():
+        op, aten = op_of(name)
+        share = sum(r["share"] or 0.0 for r in group["rows"]) if group["rows"] else None
+        step = sum(r["per_step_s"] for r in group["rows"]) if group["rows"] else None
+        if not aten and (share is None or share < SHOWN_SHARE):
+            continue
+        ids = tuple(dict.fromkeys(group["ids"]))
+        user = _kernel_user(capture, name, ids)
+        share_text = f", {share:.0%} of the step" if share is not None else ""
+        what = (
+            f"`aten.{op}` runs as an ATen fallback (Inductor has no generated code for it)"
+            if aten
+            else f"`{op}` runs as a library call (extern kernel)"
+        )
+        fixes = ()
+        if not aten and op in _GEMMS and device and not device.startswith("cpu"):
+            autotune = Setting("torch._inductor.config.max_autotune", "set", True)
+            fixes = (
+                Fix("setting", autotune.python(), (autotune,), source="compilescope",
+                    tradeoff="Inductor benchmarks its own matmul templates against the "
+                    "library at compile time: longer compiles"),
+            )  # fmt: skip
+        found.append(
+            Finding(
+                kind="fallback_op",
+                what=what + share_text + ".",
+                key=f"fallback_op:{name}",
+                user=user,
+                compile_ids=ids,
+                cost=Cost(step_s=step, share=share, note="time per step of its calls"),
+                fixes=fixes,
+            )
+        )
+    return found
+
+
+def hot_kernel_findings(capture: Capture, top: int = 3) -> list[Finding]:
+    """The generated kernels that take the largest share of a measured step, each with its
+    roofline verdict against the device's measured peaks."""
+    t = capture.timings
+    rows = [
+        r
+        for r in kernel_rows(capture)
+        if r["language"] != "extern" and (r["share"] or 0) >= SHOWN_SHARE
+    ][:top]
+    found = []
+    for r in rows:
+        verdict = _verdict(r, t.peak_bytes_per_s if t else None, t.peak_flops if t else None)
+        found.append(
+            Finding(
+                kind="hot_kernel",
+                what=f"`{r['kernel']}` ({r['role']}) takes {r['share']:.0%} of the step"
+                + (f"; {verdict}" if verdict else "")
+                + ".",
+                key=f"hot_kernel:{r['compile_id']}:{r['role']}:{r['kernel']}",
+                user=_kernel_user(capture, r["kernel"], (r["compile_id"],)),
+                compile_ids=(r["compile_id"],),
+                cost=Cost(
+                    step_s=r["per_step_s"],
+                    share=r["share"],
+                    bytes=int(r["bytes"]) if r["bytes"] else None,
+                    note="time per step; bytes one call moves",
+                ),
+            )
+        )
+    return found
+
+
+def _verdict(row: dict, peak_bw: float | None, peak_flops: float | None) -> str:
+    """Memory- or compute-bound (FLOPs per byte against the ridge of the measured roofs), and
+    the share of the bound's peak it reaches."""
+    flops, nbytes = row["flops"], row["bytes"]
+    if not peak_bw or not nbytes:
+        return ""
+    ridge = peak_flops / peak_bw if peak_flops else None
+    if flops and ridge and flops / nbytes >= ridge:
+        share = row["of_peak_flops"]
+        return "compute-bound" + (f" at {share:.0%} of peak FLOP/s" if share else "")
+    share = row["of_peak_bandwidth"]
+    return "memory-bound" + (f" at {share:.0%} of the measured bandwidth" if share else "")
+
+
+def _kernel_user(capture: Capture, kernel: str, ids: tuple[str, ...]):
+    """The user's line a kernel computes (Inductor's provenance stacks), else the frame's."""
+    compiles = [c for c in capture if str(c.id) in ids]
+    for c in compiles:
+        for k in c.kernels:
+            loc = user_loc(k.source_lines) if k.name == kernel else None
+            if loc is not None:
+                return place(loc, capture)
+    return frame_places(frame_of(capture, compiles[0]), capture)[0] if compiles else None
+
+
+def memory_findings(capture: Capture, least_saving: float = 0.10) -> list[Finding]:
+    """Where a budget sweep was made: what an activation memory budget would save, and the
+    recomputation it costs."""
+    found = []
+    for c in capture:
+        # c.sweep() reads the compile's graphs: look only where re-partitions were made.
+        if sum(r.partitioner == "min_cut" for r in c.repartition_results) < 2:
+            continue
+        sweep = c.sweep()
+        if sweep is None or sweep.captured is None:
+            continue
+        now = sweep.captured.activation_bytes
+        points = [r for r in sweep.min_cut if r.memory_budget is not None]
+        smaller = [r for r in points if r.partition.activation_bytes < now]
+        if not now or not smaller:
+            continue
+        best = min(r.partition.activation_bytes for r in smaller)
+        # The largest budget (least recomputation) that gets half the possible saving.
+        pick = max(
+            (r for r in smaller if now - r.partition.activation_bytes >= (now - best) / 2),
+            key=lambda r: r.memory_budget,
+        )
+        saved = now - pick.partition.activation_bytes
+        if saved < least_saving * now:
+            continue
+        budget = Setting(
+            "torch._functorch.config.activation_memory_budget", "set", pick.memory_budget
+        )
+        recomputed = pick.partition.recomputed_ops
+        flops = pick.partition.recompute_flops
+        found.append(
+            Finding(
+                kind="activation_memory",
+                what=f"{c.id} keeps {human_bytes(now)} of activations for the backward; a "
+                f"memory budget of {pick.memory_budget:g} saves {human_bytes(saved)} "
+                f"({saved / now:.0%}).",
+                key=f"activation_memory:{c.id}",
+                user=frame_places(frame_of(capture, c), capture)[0],
+                compile_ids=(str(c.id),),
+                cost=Cost(bytes=now, saved_bytes=saved, note="activation memory, and what the "
+                          "budget would save"),
+                fixes=(
+                    Fix("setting", budget.python(), (budget,), source="compilescope (budget sweep)",
+                        tradeoff=f"the backward recomputes {recomputed} ops"
+                        + (f" ({flops:,} FLOPs)" if flops else "")),
+                ),
+            )
+        )  # fmt: skip
+    return found

@@ -1,0 +1,97 @@
+"""Where a finding is, in the user's own code: the innermost line outside libraries, and the cell."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .capture import Capture
+from .compile import Compile, Frame
+from .finding import Place, is_library
+from .graph import SourceLoc
+
+
+def place(loc: SourceLoc, capture: Capture, code: str = "") -> Place:
+    """A SourceLoc as a Place: its notebook cell when it is one, its code when known."""
+    return Place(
+        loc.file,
+        loc.line,
+        loc.function,
+        (loc.code or code or source_line(capture, loc.file, loc.line)).strip(),
+        capture.cells.get(loc.file),
+    )
+
+
+def source_line(capture: Capture, file: str, line: int) -> str:
+    """A line of a notebook cell kept in the capture ("" for other files: a log may come from
+    another machine, so files are never read here)."""
+    text = capture.sources.get(file)
+    if not text:
+        return ""
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def user_loc(stack: Sequence[SourceLoc]) -> SourceLoc | None:
+    """The innermost entry of a stack that is the user's own code."""
+    for loc in reversed(stack):
+        if loc.file and not is_library(loc.file):
+            return loc
+    return None
+
+
+def split_places(
+    location: SourceLoc | None, stack: Sequence[SourceLoc], capture: Capture
+) -> tuple[Place | None, Place | None]:
+    """(the user's line, the library line) for something that happened at `location` with the
+    user stack `stack`; the library line is None when `location` is the user's own."""
+    code = ""
+    if location is not None:
+        # The trace writes the line without its code; the stack's matching entry has it.
+        code = next(
+            (s.code for s in stack if (s.file, s.line) == (location.file, location.line)), ""
+        )
+        if not is_library(location.file):
+            return place(location, capture, code), None
+    user = user_loc(stack)
+    at = place(location, capture, code) if location is not None else None
+    return (place(user, capture) if user else None), at
+
+
+def frame_places(frame: Frame, capture: Capture) -> tuple[Place | None, Place | None]:
+    """(the user's line, the library frame) for a compiled frame: the frame itself when it is
+    the user's; else the user's line in the stack that called into it."""
+    if not frame.file:
+        return None, None
+    loc = SourceLoc(frame.file, frame.line, frame.function)
+    if frame.cell is not None:
+        return Place(
+            frame.file, frame.cell_line or frame.line, frame.function, "", frame.cell
+        ), None
+    return split_places(loc, frame.stack, capture)
+
+
+def frame_of(capture: Capture, compile_: Compile) -> Frame:
+    """A compile's frame; a compile that failed before Dynamo logged its start (a recompile
+    limit hit) borrows the frame of another compile of the same frame id."""
+    if compile_.frame.function:
+        return compile_.frame
+    head = frame_key(compile_)
+    for other in capture:
+        if frame_key(other) == head and other.frame.function:
+            return other.frame
+    return compile_.frame
+
+
+def frame_key(compile_: Compile) -> tuple:
+    """What identifies a frame across its compiles (recompiles and restarts)."""
+    cid = compile_.id
+    return (cid.rank, cid.compiled_autograd_id, cid.frame_id)
+
+
+def compile_seconds(compile_: Compile) -> float:
+    """A compile's whole compile time: the frame's (all attempts) plus its backward's."""
+    total = compile_.compile_time_s or 0.0
+    backward = compile_.backward_metrics.get("backward_cumulative_compile_time_us")
+    if isinstance(backward, (int, float)):
+        total += backward / 1e6
+    return total

@@ -1,0 +1,191 @@
+"""Recompiles grouped by the guard that failed, recompile-limit hits, and frames left uncompiled."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from .capture import Capture
+from .compile import Compile
+from .finding import Cost, Counts, Finding, Fix, Setting
+from .findings_places import compile_seconds, frame_key, frame_of, frame_places
+from .torch_hints import Registry, hint_fixes, torch_texts
+
+# "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6": the compile id it failed
+# against, then the guard. Torch writes the values after the guard; grouping leaves them out.
+_AGAINST = re.compile(r"^\s*(?:rank\d+:)?\[?(?:!\d+/)?\d+/\d+(?:_\d+)?\]?:\s*")
+_VALUES = re.compile(r"\.?\s*expected (?P<expected>.*?), actual (?P<actual>.*)$")
+_SIZE = re.compile(r"tensor '(?P<name>[^']+)' size mismatch at index (?P<dim>\d+)")
+_STRIDE = re.compile(r"tensor '(?P<name>[^']+)' stride mismatch at index (?P<dim>\d+)")
+# `___check_type_id(self, 1058181840)`: the number is an object's id in that process.
+_OBJECT_ID = re.compile(r"(___check_(?:type|obj)_id\([^,]+,\s*)\d+")
+_LIMIT = re.compile(r"recompile limit exceeded|hit config\.(\w*recompile_limit)", re.IGNORECASE)
+_LIMIT_VALUE = re.compile(r"currently set to (\d+)|recompile_limit \((\d+)\)")
+
+_DYNAMIC_TRADEOFF = "every size becomes a symbol: kernels are compiled for any size"
+_MARK_TRADEOFF = "that size is compiled for any value (torch guards that it stays above 1)"
+
+
+def guard_of(reason: str) -> str:
+    """A recompile reason without the compile id it failed against, the values seen, the
+    source comment torch appends, and object ids (they differ from run to run)."""
+    guard = _VALUES.sub("", _AGAINST.sub("", reason).split("  #", 1)[0])
+    return _OBJECT_ID.sub(r"\1<id>", guard).strip()
+
+
+def recompile_findings(capture: Capture) -> list[Finding]:
+    """One finding per frame and failed guard, counting the recompiles it made."""
+    groups: dict[tuple, list[tuple[Compile, str]]] = defaultdict(list)
+    for c in capture:
+        if c.recompile_reasons and not _limit_hit(c):
+            # A compile lists one reason per cache entry it missed; the first names it.
+            groups[(frame_key(c), guard_of(c.recompile_reasons[0]))].append(
+                (c, c.recompile_reasons[0])
+            )
+    found = []
+    for (_, guard), items in groups.items():
+        first = items[0][0]
+        frame = frame_of(capture, first)
+        user, at = frame_places(frame, capture)
+        seen = _values(reason for _, reason in items)
+        size = _SIZE.search(guard)
+        what = f"`{frame.function or '?'}` recompiles: `{_short(guard)}` failed"
+        if size:
+            what = (
+                f"`{frame.function or '?'}` recompiles when dim {size['dim']} of "
+                f"`{size['name']}` changes" + (f" ({', '.join(seen)})" if seen else "")
+            )
+        found.append(
+            Finding(
+                kind="recompile",
+                what=what + ".",
+                key=f"recompile:{frame.function}@{frame.file}:{frame.line}:{guard}",
+                user=user,
+                at=at,
+                compile_ids=tuple(str(c.id) for c, _ in items),
+                counts=Counts(recompiles=len(items), frames=1),
+                cost=Cost(
+                    compile_s=sum(compile_seconds(c) for c, _ in items) or None,
+                    note="compile time of the recompiles (forward and backward)",
+                ),
+                fixes=guard_fixes(guard, user),
+            )
+        )
+    return found
+
+
+def guard_fixes(guard: str, where) -> tuple[Fix, ...]:
+    """What keeps a guard from failing: a size marked dynamic, or a layout kept the same."""
+    size = _SIZE.search(guard)
+    if size:
+        name, dim = size["name"], int(size["dim"])
+        mark = Setting(name, "mark_dynamic", dim)
+        dynamic = Setting("dynamic", "compile_kwarg", True)
+        return (
+            Fix(
+                "setting",
+                f"Mark dim {dim} of `{name}` dynamic before the first call",
+                (mark,),
+                tradeoff=_MARK_TRADEOFF,
+                source="compilescope",
+            ),
+            Fix("setting", "Compile with dynamic=True", (dynamic,), tradeoff=_DYNAMIC_TRADEOFF,
+                source="compilescope"),
+        )  # fmt: skip
+    stride = _STRIDE.search(guard)
+    if stride:
+        change = f"pass `{stride['name']}` with one memory layout every call (e.g. `.contiguous()`)"
+        return (Fix("code", change, change=change, where=where, source="compilescope"),)
+    return ()
+
+
+def limit_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
+    """Frames that hit Dynamo's recompile limit: the calls past it run eagerly."""
+    by_frame: dict[tuple, list[Compile]] = defaultdict(list)
+    for c in capture:
+        if _limit_hit(c):
+            by_frame[frame_key(c)].append(c)
+    said = " ".join(m.message for m in capture.messages if _LIMIT.search(m.message))
+    found = []
+    for key, hits in by_frame.items():
+        frame = frame_of(capture, hits[0])
+        user, at = frame_places(frame, capture)
+        text = (hits[0].failure or "") + " " + said
+        limit = _LIMIT_VALUE.search(text)
+        value = int(next(g for g in limit.groups() if g)) if limit else None
+        guards = [guard_of(r) for c in hits for r in c.recompile_reasons]
+        fixes = guard_fixes(guards[0], user) if guards else ()
+        if value is not None:
+            raised = Setting("torch._dynamo.config.recompile_limit", "set", value * 4)
+            fixes += (
+                Fix("setting", raised.python(), (raised,), source="torch's hint for GB0039",
+                    tradeoff="more compiles of the same code, each with its own compile time"),
+            )  # fmt: skip
+        recompiles = sum(1 for c in capture if frame_key(c) == key and c.recompile_reasons)
+        found.append(
+            Finding(
+                kind="recompile_limit",
+                what=f"`{frame.function or '?'}` hit the recompile limit"
+                + (f" ({value})" if value is not None else "")
+                + (f" after `{_short(guards[0])}` kept failing" if guards else "")
+                + "; calls past it run eagerly.",
+                key=f"recompile_limit:{frame.function}@{frame.file}:{frame.line}",
+                user=user,
+                at=at,
+                compile_ids=tuple(str(c.id) for c in hits),
+                counts=Counts(recompiles=recompiles, frames=1, eager_frames=1),
+                cost=Cost(note="calls past the limit run uncompiled"),
+                fixes=fixes,
+                torch=torch_texts(hits[0].failure or "", registry)[0] if hits[0].failure else None,
+            )
+        )
+    return found
+
+
+def failure_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
+    """Frames that failed to compile for another reason than a graph break or the recompile
+    limit (those have their own findings): each runs eagerly."""
+    broke = {frame_key(c) for c in capture if c.graph_breaks}
+    found = []
+    for c in capture:
+        if not c.failure or _limit_hit(c) or frame_key(c) in broke:
+            continue
+        frame = frame_of(capture, c)
+        user, at = frame_places(frame, capture)
+        texts = torch_texts(c.failure, registry)
+        why = texts[-1].gb_type or c.failure.splitlines()[0][:120]
+        found.append(
+            Finding(
+                kind="eager_frame",
+                what=f"`{frame.function or '?'}` falls back to eager entirely: {why}.",
+                key=f"eager_frame:{frame.function}@{frame.file}:{frame.line}:{why}",
+                user=user,
+                at=at,
+                compile_ids=(str(c.id),),
+                counts=Counts(frames=1, eager_frames=1),
+                cost=Cost(note="the frame runs uncompiled every call"),
+                fixes=hint_fixes(texts, user, at),
+                torch=texts[0],
+            )
+        )
+    return found
+
+
+def _short(guard: str, width: int = 100) -> str:
+    return guard if len(guard) <= width else guard[: width - 3] + "..."
+
+
+def _limit_hit(c: Compile) -> bool:
+    return bool(c.failure and _LIMIT.search(c.failure))
+
+
+def _values(reasons) -> list[str]:
+    """The values a guard saw, in order: `expected 4, actual 6` then `expected 4, actual 8`."""
+    seen: list[str] = []
+    for reason in reasons:
+        match = _VALUES.search(reason)
+        if match:
+            for value in (match["expected"], match["actual"]):
+                if value not in seen:
+                    seen.append(value)
+    return seen

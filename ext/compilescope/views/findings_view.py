@@ -1,0 +1,108 @@
+"""The findings as the view shows them first: rows for the widget, escaped HTML for the fallback."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..model.finding import Finding
+from ..model.findings import cost_text, often_text, where_text
+from ..model.fix_trial import FixTrial
+
+SHOWN = 12  # findings on the first screen; the rest are one click away
+
+
+def findings_data(found: tuple[Finding, ...]) -> list[dict]:
+    """One row per finding, JSON-ready; raw text (the widget sets it as textContent)."""
+    rows = []
+    for number, f in enumerate(found, 1):
+        fixes = []
+        for fix in f.fixes:
+            fixes.append(
+                {
+                    "kind": fix.kind,
+                    "title": fix.title,
+                    "python": fix.python(),
+                    "change": fix.change,
+                    "where": fix.where.label() if fix.where else "",
+                    "tradeoff": fix.tradeoff,
+                    "source": fix.source,
+                }
+            )
+        torch = f.torch
+        rows.append(
+            {
+                "number": number,
+                "kind": f.kind,
+                "what": f.what,
+                "where": where_text(f),
+                "often": often_text(f),
+                "cost": cost_text(f),
+                "compile_ids": list(f.compile_ids),
+                "gb_id": torch.gb_id if torch else "",
+                "explanation": torch.explanation if torch else "",
+                "hints": list(torch.hints) if torch else [],
+                "message": torch.message if torch else "",
+                "fixes": fixes,
+                "tryable": bool(f.fix and f.fix.kind == "setting"),
+            }
+        )
+    return rows
+
+
+def findings_html(found: tuple[Finding, ...]) -> str:
+    """Script-free: an ordered list, costliest first, each with its fix as code; torch's own
+    message folded once per cause."""
+    if not found:
+        return "<p class='cs-findings-none'>no findings: nothing broke, recompiled or stood out</p>"
+    items = []
+    for f in found[:SHOWN]:
+        gb = f" ({escape(f.torch.gb_id)})" if f.torch and f.torch.gb_id else ""
+        parts = [f"<b>{escape(f.what)}</b>{gb}"]
+        for label, value in (("where", where_text(f)), ("how often", often_text(f)), ("cost", cost_text(f))):  # fmt: skip
+            if value:
+                parts.append(f"<div>{label}: {escape(value)}</div>")
+        for fix in f.fixes[:2]:
+            code = fix.python() or fix.change
+            at = f" at {escape(fix.where.label())}" if fix.where else ""
+            parts.append(f"<div>fix{at}: <code>{escape(code)}</code></div>")
+        if f.torch and f.torch.message:
+            parts.append(
+                "<details><summary>torch's message</summary>"
+                f"<pre>{escape(f.torch.message)}</pre></details>"
+            )
+        items.append(f"<li data-kind='{escape(f.kind)}'>{''.join(parts)}</li>")
+    more = f"<p>... and {len(found) - SHOWN} more</p>" if len(found) > SHOWN else ""
+    return f"<div class='cs-findings'><h4>Findings</h4><ol>{''.join(items)}</ol>{more}</div>"
+
+
+def fix_trial_data(trial: FixTrial) -> dict:
+    """A tried fix, JSON-ready: what was applied, and each figure before and after."""
+    return {
+        "title": trial.fix.title,
+        "python": trial.fix.python(),
+        "error": trial.error,
+        "rows": [[name, before, after] for name, before, after in trial.rows()],
+    }
+
+
+def fix_trial_html(trial: FixTrial) -> str:
+    """A tried fix as a before/after table (escaped; '-' where not measured)."""
+    head = (
+        f"<div class='cs-fix-trial'><b>tried: {escape(trial.fix.title)}</b>"
+        f"<pre>{escape(trial.fix.python())}</pre>"
+    )
+    if trial.after is None:
+        return (
+            head + f"<p class='cs-warn'>the second capture failed: {escape(trial.error)}</p></div>"
+        )
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{_cell(a)}</td><td>{_cell(b)}</td></tr>"
+        for name, a, b in trial.rows()
+    )
+    return head + "<table><tr><th></th><th>before</th><th>after</th></tr>" + rows + "</table></div>"
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    return escape(f"{value:.3g}" if isinstance(value, float) else str(value))

@@ -1,0 +1,193 @@
+"""Findings from live captures of small CPU workloads: each names the user's line and the fix."""
+
+from __future__ import annotations
+
+import importlib
+import linecache
+import logging
+import time
+
+import compilescope
+import pytest
+import torch
+from compilescope.model.findings import findings
+from compilescope.trace.graph_break_registry import load
+
+pytestmark = pytest.mark.torch
+
+# aot_eager: Dynamo and AOTAutograd as with Inductor, without compiling C++ (seconds, not tens).
+BACKEND = "aot_eager"
+app_log = logging.getLogger("compilescope.tests.findings_app")
+
+
+def captured(fn, *calls, **compile_kwargs):
+    """Compile `fn` once and call it on each argument tuple inside one capture."""
+    with compilescope.capturing() as cap:
+        compiled = torch.compile(fn, backend=BACKEND, **compile_kwargs)
+        for args in calls:
+            compiled(*args)
+    return cap.capture
+
+
+def only(found, kind):
+    matching = [f for f in found if f.kind == kind]
+    assert len(matching) == 1, [(f.kind, f.what) for f in found]
+    return matching[0]
+
+
+def settings_of(fix):
+    return [(s.target, s.op, s.value) for s in fix.settings]
+
+
+def test_item_in_a_loss_suggests_capture_scalar_outputs():
+    def loss_fn(x, w):
+        y = (x @ w).relu()
+        scale = y.mean().item()  # a Python float: Dynamo breaks here
+        return (y / scale).sum()
+
+    cap = captured(loss_fn, (torch.randn(8, 8), torch.randn(8, 8)))
+    f = only(findings(cap, load()), "data_dependent")
+    assert f.what.startswith("`.item()`") and f.user.file == __file__
+    assert f.user.code == "scale = y.mean().item()  # a Python float: Dynamo breaks here"
+    assert settings_of(f.fix) == [("torch._dynamo.config.capture_scalar_outputs", "set", True)]
+    assert f.counts.breaks == 1 and f.counts.restarts == 1 and f.torch.gb_id
+
+
+def test_nonzero_suggests_capture_dynamic_output_shape_ops():
+    def positives(x):
+        idx = torch.nonzero(x > 0)
+        return idx.float().sum()
+
+    f = only(findings(captured(positives, (torch.randn(16),)), load()), "data_dependent")
+    assert "`nonzero`" in f.what and f.user.code == "idx = torch.nonzero(x > 0)"
+    assert settings_of(f.fix) == [
+        ("torch._dynamo.config.capture_dynamic_output_shape_ops", "set", True)
+    ]
+
+
+def test_nonzero_routing_in_a_loop_leaves_the_frame_uncompiled():
+    def moe(x, router):
+        out = torch.zeros_like(x)
+        choice = (x @ router).argmax(-1)
+        for e in range(2):
+            idx = torch.nonzero(choice == e).squeeze(-1)
+            out[idx] = x[idx] * (e + 1)
+        return out
+
+    f = only(
+        findings(captured(moe, (torch.randn(16, 8), torch.randn(8, 2))), load()), "eager_frame"
+    )
+    assert "`moe` fall back to eager entirely (graph break in loop)" in f.what
+    assert f.user.code == "idx = torch.nonzero(choice == e).squeeze(-1)"
+    assert f.counts.eager_frames == 1
+    assert settings_of(f.fix) == [
+        ("torch._dynamo.config.capture_dynamic_output_shape_ops", "set", True)
+    ]
+
+
+def test_changing_batch_size_recompiles_with_a_dynamic_fix():
+    def head(x):
+        return (x * 2).sum(0)
+
+    cap = captured(head, *[(torch.randn(b, 4),) for b in (2, 3, 4, 5)])
+    f = only(findings(cap), "recompile")
+    # Automatic dynamic shapes: one recompile, then the size is symbolic.
+    assert f.what == "`head` recompiles when dim 0 of `x` changes (2, 3)."
+    assert f.counts.recompiles == 1 and f.user.file == __file__
+    assert settings_of(f.fixes[0]) == [("x", "mark_dynamic", 0)]
+    assert settings_of(f.fixes[1]) == [("dynamic", "compile_kwarg", True)]
+
+
+def test_recompile_limit_hit():
+    def head(x):
+        return (x * 2).sum(0)
+
+    with torch._dynamo.config.patch(recompile_limit=2):
+        cap = captured(head, *[(torch.randn(b, 4),) for b in (2, 3, 4, 5)], dynamic=False)
+    f = only(findings(cap, load()), "recompile_limit")
+    assert "hit the recompile limit (2)" in f.what and "size mismatch at index 0" in f.what
+    assert f.torch.gb_id == "GB0039"
+    assert settings_of(f.fixes[0]) == [("x", "mark_dynamic", 0)]
+    assert ("torch._dynamo.config.recompile_limit", "set", 8) in settings_of(f.fixes[-1])
+
+
+def test_logging_call_breaks_the_graph_with_a_resolvable_fix():
+    def step(x):
+        y = x.sin()
+        app_log.warning("step %s", 1)
+        return y.cos()
+
+    f = only(findings(captured(step, (torch.randn(8),)), load()), "graph_break")
+    assert f.what == "The logging call `app_log.warning` breaks the graph."
+    assert f.user.code == 'app_log.warning("step %s", 1)' and f.at is None
+    ((target, op, value),) = settings_of(f.fix)
+    assert (target, op) == ("torch._dynamo.config.ignore_logging_functions", "add")
+    # The logger is found by name (a test module's import name is not in the log).
+    assert value == {"logger": app_log.name, "method": "warning"}
+    assert getattr(logging.getLogger(value["logger"]), value["method"]) == app_log.warning
+
+
+def test_print_in_a_notebook_cell_is_placed_in_the_cell():
+    # A cell as IPython compiles it (its file name says the execution count).
+    cell = "def cell_fn(x):\n    y = x + 1\n    print('in a cell')\n    return y * 2\n"
+    name = "<ipython-input-7-0a1b2c3d4e5f>"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+    namespace: dict = {}
+    exec(compile(cell, name, "exec"), namespace)
+    try:
+        f = only(findings(captured(namespace["cell_fn"], (torch.randn(4),)), load()), "graph_break")
+    finally:
+        linecache.cache.pop(name, None)
+    assert (f.user.cell, f.user.line, f.user.code) == (7, 3, "print('in a cell')")
+    assert f.user.label() == "cell [7] line 3"
+    assert settings_of(f.fix) == [
+        ("torch._dynamo.config.reorderable_logging_functions", "add", {"ref": "builtins:print"})
+    ]
+
+
+def _resolve(ref: str) -> object:
+    module, _, chain = ref.partition(":")
+    target = importlib.import_module(module)
+    for part in chain.split("."):
+        target = getattr(target, part)
+    return target
+
+
+@pytest.mark.slow
+def test_gpt2_top_finding_is_the_transformers_logger():
+    """A 2-layer GPT-2 training step: the top finding is transformers' `warning_once`, and its
+    fix, applied, leaves no graph break (about 2 x 50 s on 2 cores)."""
+    transformers = pytest.importorskip("transformers")
+
+    def step():
+        torch.manual_seed(0)
+        config = transformers.GPT2Config(
+            n_layer=2, n_embd=64, n_head=2, vocab_size=128, n_positions=64
+        )
+        model = transformers.GPT2LMHeadModel(config)
+        ids = torch.randint(0, 128, (2, 32))
+        with compilescope.capturing() as cap:
+            torch.compile(model)(input_ids=ids, labels=ids).loss.backward()
+        return cap.capture
+
+    started = time.perf_counter()
+    top = findings(step(), load())[0]
+    assert top.kind == "graph_break" and "warning_once" in top.what
+    assert top.at.file.endswith("transformers/modeling_utils.py")
+    assert top.user.file == __file__  # the line in this test that ran the model
+    ((target, op, value),) = settings_of(top.fix)
+    assert (target, op) == ("torch._dynamo.config.ignore_logging_functions", "add")
+    from transformers import modeling_utils
+
+    assert _resolve(value["ref"]) == modeling_utils.logger.warning_once
+    # The fix, applied by hand as try_fix would: no graph break left.
+    ignored = torch._dynamo.config.ignore_logging_functions
+    ignored.add(_resolve(value["ref"]))
+    try:
+        torch._dynamo.reset()
+        after = step()
+    finally:
+        ignored.discard(_resolve(value["ref"]))
+    assert not after.graph_breaks
+    assert not [f for f in findings(after, load()) if f.kind == "graph_break"]
+    print(f"GPT-2 before and after: {time.perf_counter() - started:.0f} s")
