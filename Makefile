@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The CPU build on this kind of machine; an unpinned torch pulls a multi-GB CUDA build.
 TORCH_PIN ?= torch==2.13.0
 
-.PHONY: help setup setup-browser demo lab test tutorials test-fast lint format bench clean
+.PHONY: help setup setup-browser setup-js js demo lab test tutorials test-fast lint format bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -23,13 +23,22 @@ setup-browser:  ## install Debian's chromium for the browser tests (Playwright d
 		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 		else sudo apt-get update -q && sudo apt-get install -y -q chromium; fi; }
 
+setup-js:  ## install esbuild, pinned in package-lock.json, when npm is here (for `make js` and its test)
+	@if ! command -v npm >/dev/null; then \
+		echo "npm not found: tests/test_js_modules.py skips its check that static/dist is up to date"; \
+	elif [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+		npm ci --no-audit --no-fund; fi
+
+js: setup-js  ## bundle the ES modules in static/ into static/dist/ (esbuild, package.json's flags)
+	npm run --silent build
+
 demo: setup  ## capture a small model and print what torch.compile did
 	$(BIN)/python -m compilescope demo
 
 lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks are beside it)
 	$(BIN)/jupyter lab notebooks/01_quickstart.ipynb
 
-test: setup setup-browser  ## set up and run the whole test suite (browser tests included)
+test: setup setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q
 
 tutorials: setup  ## execute every notebook in notebooks/ in a fresh env built from binder/
@@ -38,9 +47,10 @@ tutorials: setup  ## execute every notebook in notebooks/ in a fresh env built f
 test-fast: ## run only the tests that need no compile (model and parser tiers)
 	$(BIN)/python -m pytest -q -m "not torch and not slow and not browser"
 
-lint:  ## ruff check and format check
+lint:  ## ruff check and format check; mypy over ext/compilescope (pyproject.toml's [tool.mypy])
 	$(BIN)/ruff check ext tests benchmarks kernels
 	$(BIN)/ruff format --check ext tests benchmarks kernels
+	$(BIN)/mypy
 
 format:  ## ruff fix and format
 	$(BIN)/ruff check --fix ext tests benchmarks kernels

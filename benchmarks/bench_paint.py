@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "model"))
 from compilescope.model.graph import Graph, Node, TensorMeta  # noqa: E402
 from compilescope.views.explorer_data import explorer_payload  # noqa: E402
-from compilescope.views.widget import explorer_script, static_text  # noqa: E402
+from compilescope.views.widget import static_text  # noqa: E402
 from test_layout_engine import fx_like  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -51,14 +51,22 @@ def synthetic_graph(n: int) -> Graph:
 
 
 def page_html(payload: dict) -> str:
+    """The explorer widget's own bundle (static/dist/explorer.js), rendered as anywidget would:
+    imported as a module (from a blob: a file:// page cannot import a file) with a model that
+    holds the payload."""
     data = json.dumps(payload, separators=(",", ":")).replace("<", "\\u003c")
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{static_text('compilescope.css')}"
-        "</style></head><body><div id='app' class='cs-root'></div>"
-        f"<script type='application/json' id='d'>{data}</script><script>{explorer_script()}\n"
-        "const ex = csCreateExplorer(document.getElementById('app'),"
-        " JSON.parse(document.getElementById('d').textContent));"
-        "requestAnimationFrame(() => requestAnimationFrame(() => { window.csPaint = performance.now(); }));"
+        "</style></head><body><div id='app'></div>"
+        f"<script type='application/json' id='d'>{data}</script>"
+        f"<script type='text/plain' id='esm'>{static_text('dist/explorer.js')}</script>"
+        "<script type='module'>"
+        "const code = document.getElementById('esm').textContent;"
+        "const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));"
+        "const widget = (await import(url)).default;"
+        "const data = document.getElementById('d').textContent;"
+        "widget.render({ model: { get: () => data, on: () => {} }, el: document.getElementById('app') });"
+        "requestAnimationFrame(() => requestAnimationFrame(() => { window.firstPaint = performance.now(); }));"
         "</script></body></html>"
     )
 
@@ -94,8 +102,8 @@ def main() -> None:
             for _ in range(args.repeats):
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
                 page.goto(f"file://{path}")
-                page.wait_for_function("window.csPaint !== undefined", timeout=60_000)
-                paints.append(page.evaluate("window.csPaint") / 1000)
+                page.wait_for_function("window.firstPaint !== undefined", timeout=60_000)
+                paints.append(page.evaluate("window.firstPaint") / 1000)
                 expands.append(page.evaluate(
                     "() => new Promise(done => { const t = performance.now();"
                     " document.querySelector(\"[data-action='expand']\").click();"

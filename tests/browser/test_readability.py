@@ -98,7 +98,7 @@ def check_view(page, front: str, container: str) -> None:
     explorer = root.locator(".cs-explorer:visible")
     tip = explorer.locator(".cs-tip")
     for i in range(40):
-        point = explorer.evaluate(f"e => e.csEdgePoint({i})")
+        point = explorer.evaluate(f"e => e.edgePoint({i})")
         page.mouse.move(*point)
         page.wait_for_timeout(60)
         if tip.is_visible() and "\u2192" in tip.inner_text():
@@ -172,10 +172,12 @@ def test_small_graph_in_the_report(browser, small_capture, tmp_path, width):
     page.wait_for_selector(".cs-root[data-ready='1']")
     # The first picture is placed in Python; placement.js re-places after a click. Both must
     # agree on the first picture, or expanding and closing a group would move what was there.
+    # (An explorer's root element carries placement.js's two functions, for this test.)
     mismatched = page.evaluate(
         "() => { const d = JSON.parse(document.getElementById('cs-data').textContent);"
+        " const ex = document.querySelector('.cs-explorer');"
         " return d.graphs.filter(g => { const open = new Set(); g.groups.forEach((x, i) => x.open && open.add(i));"
-        " const js = csPlaceBoxes(g, open), py = csPlacedBoxes(g);"
+        " const js = ex.placeBoxes(g, open), py = ex.placedBoxes(g);"
         " return js.length !== py.length || js.some((b, i) => b.kind !== py[i].kind || b.id !== py[i].id"
         " || Math.abs(b.x - py[i].x) > 0.1 || Math.abs(b.y - py[i].y) > 0.1); }).map(g => g.title); }"
     )

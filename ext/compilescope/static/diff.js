@@ -1,44 +1,46 @@
 // The diff tab: compile ids and graph breaks added or gone, nodes per stage, kernel source diffs,
-// times side by side. Every string goes in through textContent (csEl).
+// times side by side. Every string goes in through textContent (el).
 
-function csDiffSeconds(s, scale, unit) {
+import { el } from "./dom.js";
+
+function diffSeconds(s, scale, unit) {
   return s === null || s === undefined ? "not measured" : `${(s * scale).toFixed(3)} ${unit}`;
 }
 
-function csDiffLines(lines) {
-  const pre = csEl("pre", { class: "cs-code cs-diff-src" });
+function diffLines(lines) {
+  const pre = el("pre", { class: "cs-code cs-diff-src" });
   for (const line of lines) {
     const cls = line.startsWith("+++") || line.startsWith("---") ? "cs-diff-file"
       : line.startsWith("@@") ? "cs-diff-hunk"
       : line.startsWith("+") ? "cs-diff-added"
       : line.startsWith("-") ? "cs-diff-removed" : "";
-    pre.appendChild(csEl("span", cls ? { class: cls } : {}, line + "\n"));
+    pre.appendChild(el("span", cls ? { class: cls } : {}, line + "\n"));
   }
   return pre;
 }
 
-function csDiffTimes(title, rows, scale, unit) {
+function diffTimes(title, rows, scale, unit) {
   const shown = rows.filter((r) => r[1] !== null || r[2] !== null);
   if (!shown.length) return null;
-  const t = csEl("table", { class: "cs-table", "data-diff-times": title });
-  const head = csEl("tr");
-  for (const h of ["compile id", `${title} before`, "after", "after / before"]) head.appendChild(csEl("th", {}, h));
+  const t = el("table", { class: "cs-table", "data-diff-times": title });
+  const head = el("tr");
+  for (const h of ["compile id", `${title} before`, "after", "after / before"]) head.appendChild(el("th", {}, h));
   t.appendChild(head);
   for (const [cid, a, b] of shown) {
-    const tr = csEl("tr");
+    const tr = el("tr");
     const ratio = a && b ? `${(b / a).toFixed(2)}x` : "";
-    for (const v of [cid, csDiffSeconds(a, scale, unit), csDiffSeconds(b, scale, unit), ratio]) tr.appendChild(csEl("td", {}, v));
+    for (const v of [cid, diffSeconds(a, scale, unit), diffSeconds(b, scale, unit), ratio]) tr.appendChild(el("td", {}, v));
     t.appendChild(tr);
   }
   return t;
 }
 
-function csRenderDiff(pane, d) {
-  pane.appendChild(csEl("p", { "data-diff-same": d.same ? "1" : "0" },
+export function renderDiff(pane, d) {
+  pane.appendChild(el("p", { "data-diff-same": d.same ? "1" : "0" },
     d.same ? "No differences in compile ids, graph breaks, graphs or kernels." : "Differences from the earlier capture (before -> this one):"));
-  const list = csEl("ul");
+  const list = el("ul");
   const item = (sign, what, text, attr) => {
-    const li = csEl("li", { class: sign === "+" ? "cs-diff-added" : "cs-diff-removed", [attr]: sign }, `${sign} ${what} ${text}`);
+    const li = el("li", { class: sign === "+" ? "cs-diff-added" : "cs-diff-removed", [attr]: sign }, `${sign} ${what} ${text}`);
     list.appendChild(li);
   };
   for (const c of d.compiles_added) item("+", "compile", c, "data-diff-compile");
@@ -47,37 +49,37 @@ function csRenderDiff(pane, d) {
   for (const b of d.breaks_removed) item("-", "graph break", b, "data-diff-break");
   if (list.childNodes.length) pane.appendChild(list);
 
-  if (d.graphs.length) pane.appendChild(csEl("h4", {}, "Graphs"));
+  if (d.graphs.length) pane.appendChild(el("h4", {}, "Graphs"));
   for (const g of d.graphs) {
-    const box = csEl("details", { "data-diff-graph": g.kind });
+    const box = el("details", { "data-diff-graph": g.kind });
     const [plus, minus, tilde] = g.counts;
-    box.appendChild(csEl("summary", {}, `${g.compile} ${g.label}: ${g.before} -> ${g.after} nodes (+${plus} -${minus} ~${tilde})`));
-    const t = csEl("table", { class: "cs-table" });
-    const head = csEl("tr");
-    for (const h of ["", "node", "before", "after"]) head.appendChild(csEl("th", {}, h));
+    box.appendChild(el("summary", {}, `${g.compile} ${g.label}: ${g.before} -> ${g.after} nodes (+${plus} -${minus} ~${tilde})`));
+    const t = el("table", { class: "cs-table" });
+    const head = el("tr");
+    for (const h of ["", "node", "before", "after"]) head.appendChild(el("th", {}, h));
     t.appendChild(head);
     for (const [change, name, before, after] of g.nodes) {
-      const tr = csEl("tr", { class: `cs-diff-${change}`, "data-diff-node": name });
+      const tr = el("tr", { class: `cs-diff-${change}`, "data-diff-node": name });
       const sign = change === "added" ? "+" : change === "removed" ? "-" : "~";
-      for (const v of [sign, name, before, after]) tr.appendChild(csEl("td", {}, v));
+      for (const v of [sign, name, before, after]) tr.appendChild(el("td", {}, v));
       t.appendChild(tr);
     }
     box.appendChild(t);
-    if (g.cut) box.appendChild(csEl("div", { class: "cs-muted" }, `${g.cut} more nodes changed, not listed`));
+    if (g.cut) box.appendChild(el("div", { class: "cs-muted" }, `${g.cut} more nodes changed, not listed`));
     pane.appendChild(box);
   }
 
-  if (d.kernels.length) pane.appendChild(csEl("h4", {}, "Kernels"));
+  if (d.kernels.length) pane.appendChild(el("h4", {}, "Kernels"));
   for (const k of d.kernels) {
-    const box = csEl("details", { "data-diff-kernel": k.name, "data-change": k.change });
-    box.appendChild(csEl("summary", {}, `${k.compile} ${k.change}: ${k.name}`));
-    box.appendChild(csDiffLines(k.diff));
-    if (k.cut) box.appendChild(csEl("div", { class: "cs-muted" }, `${k.cut} more diff lines, not shown`));
+    const box = el("details", { "data-diff-kernel": k.name, "data-change": k.change });
+    box.appendChild(el("summary", {}, `${k.compile} ${k.change}: ${k.name}`));
+    box.appendChild(diffLines(k.diff));
+    if (k.cut) box.appendChild(el("div", { class: "cs-muted" }, `${k.cut} more diff lines, not shown`));
     pane.appendChild(box);
   }
 
-  const compile = csDiffTimes("compile time", d.times, 1, "s");
-  const runtime = csDiffTimes("compiled run (median)", d.runtimes, 1e3, "ms");
-  if (compile || runtime) pane.appendChild(csEl("h4", {}, "Times"));
+  const compile = diffTimes("compile time", d.times, 1, "s");
+  const runtime = diffTimes("compiled run (median)", d.runtimes, 1e3, "ms");
+  if (compile || runtime) pane.appendChild(el("h4", {}, "Times"));
   for (const t of [compile, runtime]) if (t) pane.appendChild(t);
 }

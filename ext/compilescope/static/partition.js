@@ -3,37 +3,40 @@
 // memory budget sweep as a chart (hover a point for its figures, click it to read them below).
 // Text goes in through textContent only.
 
-function csRenderPartition(box, c, onSaved) {
+import { el } from "./dom.js";
+import { formatBytes } from "./format.js";
+
+export function renderPartition(box, c, onSaved) {
   const p = c.partition;
-  box.appendChild(csEl("div", { class: "cs-partition-head" }, p.headline));
-  box.appendChild(csEl("div", { class: "cs-muted" }, "Click a saved tensor to see where the forward makes it and where the backward uses it."));
-  const body = csEl("div", { class: "cs-partition-body" });
-  const table = csEl("table", { class: "cs-table cs-saved-table" });
-  const hr = csEl("tr");
-  for (const h of ["saved", "type", "bytes", "what it is", "backward users"]) hr.appendChild(csEl("th", {}, h));
+  box.appendChild(el("div", { class: "cs-partition-head" }, p.headline));
+  box.appendChild(el("div", { class: "cs-muted" }, "Click a saved tensor to see where the forward makes it and where the backward uses it."));
+  const body = el("div", { class: "cs-partition-body" });
+  const table = el("table", { class: "cs-table cs-saved-table" });
+  const hr = el("tr");
+  for (const h of ["saved", "type", "bytes", "what it is", "backward users"]) hr.appendChild(el("th", {}, h));
   table.appendChild(hr);
   // What costs memory first: activations by size, then inputs, parameters and sizes.
   const rank = (s) => ((p.kinds[s.name] || "").startsWith("activation") ? 0 : 1);
   const rows = [...c.saved].sort((a, b) => rank(a) - rank(b) || (b.bytes || 0) - (a.bytes || 0));
   for (const s of rows) {
-    const tr = csEl("tr", { class: "cs-saved-row", "data-kind": (p.kinds[s.name] || "").split(" ")[0] });
-    tr.append(csEl("td", {}, s.name), csEl("td", {}, s.type), csEl("td", {}, csBytes(s.bytes)),
-      csEl("td", {}, p.kinds[s.name] || ""), csEl("td", {}, String(s.users.length)));
+    const tr = el("tr", { class: "cs-saved-row", "data-kind": (p.kinds[s.name] || "").split(" ")[0] });
+    tr.append(el("td", {}, s.name), el("td", {}, s.type), el("td", {}, formatBytes(s.bytes)),
+      el("td", {}, p.kinds[s.name] || ""), el("td", {}, String(s.users.length)));
     tr.onclick = () => onSaved(s);
     table.appendChild(tr);
   }
   body.appendChild(table);
   box.appendChild(body);
   if (p.recomputed.length) {
-    box.appendChild(csEl("div", { class: "cs-muted cs-recomputed" },
+    box.appendChild(el("div", { class: "cs-muted cs-recomputed" },
       `recomputed in the backward (orange in the partition graph; dashed purple edges cross the cut): ${p.recomputed.join(", ")}`));
   }
-  if (p.sweep) body.appendChild(csSweepChart(p.sweep, p.sweep_flops));
-  else if (p.lab) body.appendChild(csEl("div", { class: "cs-muted" }, `budget sweep: not available: ${p.lab}`));
-  else body.appendChild(csEl("div", { class: "cs-muted" }, `budget sweep: not run for this compile (its joint graph is large); run ${p.hint} and show the capture again`));
+  if (p.sweep) body.appendChild(sweepChart(p.sweep, p.sweep_flops));
+  else if (p.lab) body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not available: ${p.lab}`));
+  else body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not run for this compile (its joint graph is large); run ${p.hint} and show the capture again`));
 }
 
-function csSweepChart(points, byFlops) {
+function sweepChart(points, byFlops) {
   const NS = "http://www.w3.org/2000/svg";
   const W = 480, H = 240, L = 64, R = 16, T = 24, B = 40;
   const svgEl = (tag, attrs, text) => {
@@ -47,7 +50,7 @@ function csSweepChart(points, byFlops) {
   const xs = points.map((q) => q.activation_bytes / unit[1]), ys = points.map(yOf);
   const xMax = Math.max(...xs) || 1, yMax = Math.max(...ys) || 1;
   const px = (x) => L + (x / xMax) * (W - L - R), py = (y) => H - B - (y / yMax) * (H - T - B);
-  const wrap = csEl("div", { class: "cs-sweep" });
+  const wrap = el("div", { class: "cs-sweep" });
   const svg = svgEl("svg", { width: W, height: H, class: "cs-sweep-chart", "font-family": "sans-serif", "font-size": 11 });
   svg.appendChild(svgEl("text", { x: L, y: 14, "font-weight": "bold" }, "activation memory budget sweep"));
   svg.appendChild(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#9ca3af" }));
@@ -58,8 +61,8 @@ function csSweepChart(points, byFlops) {
   for (const v of [0, yMax]) svg.appendChild(svgEl("text", { x: L - 4, y: py(v) + 4, "text-anchor": "end", fill: "#555" }, byFlops ? v.toFixed(1) : String(v)));
   const minCut = points.filter((q) => q.partitioner === "min_cut");
   svg.appendChild(svgEl("polyline", { points: minCut.map((q) => `${px(q.activation_bytes / unit[1])},${py(yOf(q))}`).join(" "), fill: "none", stroke: "#6366f1" }));
-  const detail = csEl("div", { class: "cs-muted cs-sweep-detail" }, "Hover or click a point: min-cut at a budget (circles), the default partitioner (square), the compile's own choice (ringed in red).");
-  const describe = (q) => `${q.partitioner}${q.partitioner === "min_cut" ? `, budget ${q.budget}` : ""}${q.captured ? " (what the compile did)" : ""}: activations ${csBytes(q.activation_bytes)}, ${q.saved} saved, ${q.recomputed_ops} ops recomputed${q.recompute_flops !== null ? `, ${(q.recompute_flops / 1e6).toFixed(1)} MFLOP` : ""}`;
+  const detail = el("div", { class: "cs-muted cs-sweep-detail" }, "Hover or click a point: min-cut at a budget (circles), the default partitioner (square), the compile's own choice (ringed in red).");
+  const describe = (q) => `${q.partitioner}${q.partitioner === "min_cut" ? `, budget ${q.budget}` : ""}${q.captured ? " (what the compile did)" : ""}: activations ${formatBytes(q.activation_bytes)}, ${q.saved} saved, ${q.recomputed_ops} ops recomputed${q.recompute_flops !== null ? `, ${(q.recompute_flops / 1e6).toFixed(1)} MFLOP` : ""}`;
   // Points on the same spot (budgets that give the same partition) share one hover text.
   const sameSpot = new Map();
   points.forEach((q, i) => { const k = `${q.partitioner} ${xs[i]} ${ys[i]}`; sameSpot.set(k, [...(sameSpot.get(k) || []), q]); });

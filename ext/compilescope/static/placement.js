@@ -2,7 +2,7 @@
 // The first picture's boxes come from Python (payload.placed, views/static_graph.py's place());
 // this mirrors that function for the pictures a user opens by expanding or closing groups.
 
-function csPlaceBoxes(g, expanded) {
+export function placeBoxes(g, expanded) {
   const Z = g.sizes;
   const COL = Z.node_w + Z.hgap;
   function place(gid) {
@@ -46,14 +46,14 @@ function csPlaceBoxes(g, expanded) {
 }
 
 // The boxes Python placed for the first picture, in the same form.
-function csPlacedBoxes(g) {
+export function placedBoxes(g) {
   return g.placed.map(([item, x, y, w, h]) => (item >= 0
     ? { kind: "node", id: item, x, y, w, h }
     : { kind: "group", id: -1 - item, x, y, w, h, open: g.groups[-1 - item].open }));
 }
 
 // Distance from (x, y) to the edge drawn from box A's bottom to box B's top (a cubic curve).
-function csEdgeDistance(A, B, x, y) {
+export function edgeDistance(A, B, x, y) {
   const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
   const bend = Math.max(20, Math.abs(ty - sy) / 2);
   let best = Infinity;
@@ -67,7 +67,7 @@ function csEdgeDistance(A, B, x, y) {
 }
 
 // The smallest rectangle holding every box: [x0, y0, x1, y1].
-function csBounds(boxes) {
+export function bounds(boxes) {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (const b of boxes) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
   return [x0, y0, x1, y1];

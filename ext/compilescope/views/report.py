@@ -14,7 +14,7 @@ def report_html(
     capture: Capture, title: str = "compilescope report", before: Capture | None = None
 ) -> str:
     """One offline HTML file: the interactive view inlined, the script-free view for no-JS readers."""
-    from .widget import result_script, static_text
+    from .widget import static_text
 
     data = view_data(capture, before)
     # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
@@ -26,9 +26,8 @@ def report_html(
         "<body class='cs-report'>"
         f"<div id='cs-app'></div><noscript>{fallback_html(capture, data)}</noscript>"
         f"<script type='application/json' id='cs-data'>{payload}</script>"
-        f"<script>{result_script()}\n"
-        "csRenderResult(document.getElementById('cs-app'),"
-        " JSON.parse(document.getElementById('cs-data').textContent));</script></body></html>"
+        # static/entry_report.js, bundled: draws into #cs-app from #cs-data (offline, no imports).
+        f"<script type='module'>{static_text('dist/report.js')}</script></body></html>"
     )
 
 

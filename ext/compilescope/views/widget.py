@@ -1,7 +1,8 @@
 """The live widgets (anywidget): the result view and the graph explorer, each with an HTML fallback.
 
-The ES modules are committed files in `static/` (no Node at install); the state is one JSON
-string traitlet, so a notebook saved with its widget state re-renders without a kernel.
+Each widget's ES module is a bundle committed in `static/dist/` (built from the modules in
+`static/` by `make js`; no Node at install); the state is one JSON string traitlet, so a notebook
+saved with its widget state re-renders without a kernel.
 """
 
 from __future__ import annotations
@@ -14,52 +15,18 @@ import anywidget
 import traitlets
 
 _STATIC = files("compilescope").joinpath("static")
-_RESULT_TAIL = """
-export default { render({ model, el }) {
-  const draw = () => { el.textContent = ""; csRenderResult(el, JSON.parse(model.get("data"))); };
-  draw();
-  model.on("change:data", draw);
-} };
-"""
-_EXPLORER_TAIL = """
-export default { render({ model, el }) {
-  const draw = () => {
-    el.textContent = "";
-    const box = document.createElement("div");
-    box.className = "cs-root";
-    el.appendChild(box);
-    csCreateExplorer(box, JSON.parse(model.get("data")));
-  };
-  draw();
-  model.on("change:data", draw);
-} };
-"""
 
 
 @cache
 def static_text(name: str) -> str:
-    return _STATIC.joinpath(name).read_text("utf-8")
+    """A file of `static/`: "compilescope.css", or a bundle such as "dist/result.js".
 
-
-def result_script() -> str:
-    """The result view's JavaScript without the anywidget export (used by the HTML report too)."""
-    return "\n".join(
-        static_text(name)
-        for name in (
-            "placement.js",
-            "explorer.js",
-            "text.js",
-            "diff.js",
-            "partition.js",
-            "timings.js",
-            "result.js",
-        )
-    )
-
-
-def explorer_script() -> str:
-    """The explorer's JavaScript alone (placement and drawing), without the anywidget export."""
-    return static_text("placement.js") + "\n" + static_text("explorer.js")
+    The bundles are built from the ES modules in `static/` by `make js` (esbuild) and committed.
+    """
+    path = _STATIC
+    for part in name.split("/"):
+        path = path.joinpath(part)
+    return path.read_text("utf-8")
 
 
 def _dumps(data: dict) -> str:
@@ -90,7 +57,7 @@ class _WithFallback(anywidget.AnyWidget):
 class ResultWidget(_WithFallback):
     """What `%%compile_fx` shows: every stage of a capture, cross-linked."""
 
-    _esm = result_script() + _RESULT_TAIL
+    _esm = static_text("dist/result.js")
     _css = static_text("compilescope.css")
     data = traitlets.Unicode("{}").tag(sync=True)
 
@@ -98,6 +65,6 @@ class ResultWidget(_WithFallback):
 class ExplorerWidget(_WithFallback):
     """One graph in the explorer: pan, zoom, search, groups, details."""
 
-    _esm = explorer_script() + _EXPLORER_TAIL
+    _esm = static_text("dist/explorer.js")
     _css = static_text("compilescope.css")
     data = traitlets.Unicode("{}").tag(sync=True)

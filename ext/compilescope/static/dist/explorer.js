@@ -1,0 +1,650 @@
+// ext/compilescope/static/dom.js
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else e.setAttribute(k, v);
+  }
+  if (text !== void 0 && text !== null) e.textContent = String(text);
+  return e;
+}
+
+// ext/compilescope/static/placement.js
+function placeBoxes(g, expanded) {
+  const Z = g.sizes;
+  const COL = Z.node_w + Z.hgap;
+  function place(gid) {
+    const grp = g.groups[gid];
+    const sizes = grp.items.map((item) => {
+      if (item >= 0) return { w: Z.node_w, h: Z.node_h };
+      const child = -1 - item;
+      return expanded.has(child) ? place(child) : { w: Z.node_w, h: Z.node_h, collapsed: true };
+    });
+    const layerH = [];
+    grp.items.forEach((_, j) => {
+      const l = grp.y[j];
+      layerH[l] = Math.max(layerH[l] || 0, sizes[j].h);
+    });
+    const layerY = [];
+    let y = gid === 0 ? 0 : Z.label + Z.pad;
+    for (let l = 0; l < layerH.length; l++) {
+      layerY[l] = y;
+      y += (layerH[l] || 0) + Z.vgap;
+    }
+    const order = grp.items.map((_, j) => j).sort((a, b) => grp.y[a] - grp.y[b] || grp.x[a] - grp.x[b]);
+    const right = [];
+    const pos = new Array(grp.items.length);
+    let width = 0;
+    for (const j of order) {
+      const l = grp.y[j];
+      const base = (gid === 0 ? 0 : Z.pad) + grp.x[j] * COL;
+      const x = right[l] === void 0 ? base : Math.max(base, right[l] + Z.hgap);
+      right[l] = x + sizes[j].w;
+      pos[j] = { x, y: layerY[l] + (layerH[l] - sizes[j].h) / 2, ...sizes[j] };
+      width = Math.max(width, right[l]);
+    }
+    return { w: width + (gid === 0 ? 0 : Z.pad), h: y - Z.vgap + (gid === 0 ? 0 : Z.pad), pos, gid };
+  }
+  const out = [];
+  function absolute(placed, ox, oy) {
+    g.groups[placed.gid].items.forEach((item, j) => {
+      const p = placed.pos[j];
+      const x = ox + p.x, y = oy + p.y;
+      if (item >= 0) out.push({ kind: "node", id: item, x, y, w: p.w, h: p.h });
+      else if (p.collapsed) out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: false });
+      else {
+        out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: true });
+        absolute(p, x, y);
+      }
+    });
+  }
+  absolute(place(0), 0, 0);
+  return out;
+}
+function placedBoxes(g) {
+  return g.placed.map(([item, x, y, w, h]) => item >= 0 ? { kind: "node", id: item, x, y, w, h } : { kind: "group", id: -1 - item, x, y, w, h, open: g.groups[-1 - item].open });
+}
+function edgeDistance(A, B, x, y) {
+  const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+  const bend = Math.max(20, Math.abs(ty - sy) / 2);
+  let best = Infinity;
+  for (let i = 0; i <= 16; i++) {
+    const t = i / 16, u = 1 - t;
+    const px = u * u * u * sx + 3 * u * u * t * sx + 3 * u * t * t * tx + t * t * t * tx;
+    const py = u * u * u * sy + 3 * u * u * t * (sy + bend) + 3 * u * t * t * (ty - bend) + t * t * t * ty;
+    best = Math.min(best, Math.hypot(px - x, py - y));
+  }
+  return best;
+}
+function bounds(boxes) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const b of boxes) {
+    x0 = Math.min(x0, b.x);
+    y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.w);
+    y1 = Math.max(y1, b.y + b.h);
+  }
+  return [x0, y0, x1, y1];
+}
+
+// ext/compilescope/static/explorer_draw.js
+var OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"];
+var FONT_PX = 11;
+var READABLE_UP_TO = 150;
+function clipStart(s, n) {
+  return s.length > n ? "\u2026" + s.slice(s.length - n + 1) : s;
+}
+function clip(s, n) {
+  s = String(s);
+  return s.length > n ? s.slice(0, n - 1) + "\u2026" : s;
+}
+function createPainter(s, root, canvas) {
+  const { g, info, S, view } = s;
+  const ctx = canvas.getContext("2d");
+  let frame = 0;
+  function size() {
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.max(200, canvas.clientWidth || 600), h = Math.max(200, canvas.clientHeight || 480);
+    canvas.width = w * ratio;
+    canvas.height = h * ratio;
+    return { w, h, ratio };
+  }
+  let needFit = true;
+  function draw() {
+    frame = 0;
+    if (!canvas.clientWidth) return;
+    if (needFit) {
+      needFit = false;
+      fitTo(pendingFit);
+    }
+    const { boxes, edges, highlight, rep, selected } = s;
+    const { w, h, ratio } = size();
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.setTransform(ratio * view.k, 0, 0, ratio * view.k, ratio * view.tx, ratio * view.ty);
+    const x0 = -view.tx / view.k, y0 = -view.ty / view.k, x1 = x0 + w / view.k, y1 = y0 + h / view.k;
+    const inView = (b) => b.x + b.w >= x0 && b.x <= x1 && b.y + b.h >= y0 && b.y <= y1;
+    const litGroups = /* @__PURE__ */ new Set();
+    if (highlight.size) {
+      for (const v of highlight) if (rep[v] >= 0) litGroups.add(rep[v]);
+    }
+    const text = FONT_PX * view.k >= 6;
+    root.setAttribute("data-label-px", text ? (FONT_PX * view.k).toFixed(2) : "0");
+    ctx.lineWidth = 1 / view.k;
+    ctx.font = `${FONT_PX}px ui-monospace, monospace`;
+    boxes.forEach((b) => {
+      if (b.kind !== "group" || !b.open || !inView(b)) return;
+      ctx.fillStyle = info.depth[b.id] % 2 ? "rgba(120,120,160,0.06)" : "rgba(120,160,120,0.06)";
+      ctx.strokeStyle = "#b4b4c8";
+      ctx.fillRect(b.x, b.y, b.w, b.h);
+      ctx.strokeRect(b.x, b.y, b.w, b.h);
+      if (text) {
+        ctx.fillStyle = "#555";
+        ctx.fillText(`${g.groups[b.id].label}  \u25BE`, b.x + 6, b.y + 14);
+      }
+    });
+    ctx.strokeStyle = "#9aa0a6";
+    ctx.beginPath();
+    for (const [a, b] of edges) {
+      const A = boxes[a], B = boxes[b];
+      if (Math.max(A.y + A.h, B.y) < y0 || Math.min(A.y + A.h, B.y) > y1) continue;
+      edgePath(A, B);
+    }
+    ctx.stroke();
+    ctx.strokeStyle = "#7c3aed";
+    ctx.setLineDash([6 / view.k, 4 / view.k]);
+    ctx.beginPath();
+    for (const [a, b, u, v] of edges) {
+      if (S(g.note[u]) !== "saved for backward" || !String(g.names[v]).startsWith("bw.")) continue;
+      edgePath(boxes[a], boxes[b]);
+    }
+    ctx.stroke();
+    ctx.setLineDash([]);
+    if (highlight.size) {
+      ctx.strokeStyle = "#e8710a";
+      ctx.lineWidth = 2 / view.k;
+      ctx.beginPath();
+      for (const [a, b, u, v] of edges) {
+        if (!(highlight.has(u) && highlight.has(v))) continue;
+        edgePath(boxes[a], boxes[b]);
+      }
+      ctx.stroke();
+      ctx.lineWidth = 1 / view.k;
+    }
+    boxes.forEach((b, index) => {
+      if (b.kind === "group" && b.open) return;
+      if (!inView(b)) return;
+      const on = !highlight.size || (b.kind === "node" ? highlight.has(b.id) : litGroups.has(index));
+      ctx.globalAlpha = on ? 1 : 0.3;
+      if (b.kind === "group") {
+        ctx.fillStyle = "#eef2ff";
+        ctx.strokeStyle = on && highlight.size ? "#e8710a" : "#6366f1";
+        ctx.fillRect(b.x + 3, b.y + 3, b.w, b.h);
+        ctx.strokeRect(b.x + 3, b.y + 3, b.w, b.h);
+        ctx.fillRect(b.x, b.y, b.w, b.h);
+        ctx.strokeRect(b.x, b.y, b.w, b.h);
+        if (text) {
+          ctx.fillStyle = "#312e81";
+          ctx.fillText(clip(`\u25B8 ${g.groups[b.id].label}`, 25), b.x + 6, b.y + 14);
+          const grp = g.groups[b.id];
+          ctx.fillStyle = "#555";
+          ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 28);
+        }
+      } else {
+        const v = b.id;
+        ctx.fillStyle = highlight.has(v) ? "#fde68a" : S(g.note[v]) === "recomputed in backward" ? "#fed7aa" : OP_FILL[g.op[v]] || "#fff";
+        ctx.strokeStyle = v === selected ? "#dc2626" : S(g.note[v]) === "saved for backward" ? "#7c3aed" : "#6b7280";
+        ctx.lineWidth = (v === selected ? 3 : 1) / view.k;
+        ctx.fillRect(b.x, b.y, b.w, b.h);
+        ctx.strokeRect(b.x, b.y, b.w, b.h);
+        ctx.lineWidth = 1 / view.k;
+        if (text) {
+          ctx.fillStyle = "#111";
+          const label = S(g.label[v]);
+          ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
+          ctx.fillStyle = "#4b5563";
+          const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
+          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 27);
+        }
+      }
+    });
+    ctx.globalAlpha = 1;
+    root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
+  }
+  function edgePath(A, B) {
+    const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+    const bend = Math.max(20, Math.abs(ty - sy) / 2);
+    ctx.moveTo(sx, sy);
+    ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+  }
+  function redraw() {
+    if (!frame) frame = requestAnimationFrame(draw);
+  }
+  let pendingFit = null;
+  function fit(only) {
+    pendingFit = only || null;
+    if (!canvas.clientWidth) {
+      needFit = true;
+      return;
+    }
+    fitTo(only);
+    redraw();
+  }
+  function fitTo(only) {
+    const chosen = only && only.length ? only : s.boxes;
+    if (!chosen.length) return;
+    const [x0, y0, x1, y1] = bounds(chosen);
+    const w = canvas.clientWidth || 600;
+    let k = Math.min(1.25, w / (x1 - x0 + 40));
+    if (chosen.filter((b) => b.kind === "node").length <= READABLE_UP_TO) k = Math.max(k, 1);
+    if (only && only.length) k = Math.min(k, (canvas.clientHeight || 480) / (y1 - y0 + 40));
+    view.k = Math.min(2, Math.max(0.02, k));
+    if (!only) canvas.style.height = `${Math.round(Math.min(760, Math.max(320, (y1 - y0) * view.k + 40)))}px`;
+    const spare = w - (x1 - x0) * view.k;
+    if (spare > 0) view.tx = spare / 2 - x0 * view.k;
+    else {
+      const closed = chosen.filter((b) => b.kind === "node" || !b.open);
+      const top = closed.reduce((a, b) => b.y < a.y || b.y === a.y && b.x < a.x ? b : a);
+      const want = w / 2 - (top.x + top.w / 2) * view.k;
+      view.tx = Math.min(20 - x0 * view.k, Math.max(w - 20 - x1 * view.k, want));
+    }
+    view.ty = 20 - y0 * view.k;
+  }
+  return { draw, redraw, fit };
+}
+
+// ext/compilescope/static/explorer_details.js
+function showDetails(details, s, v, opts) {
+  const { g, info, S } = s;
+  details.textContent = "";
+  const rows = [
+    ["name", g.names[v]],
+    ["op", g.ops[g.op[v]]],
+    ["target", S(g.full_target[v])],
+    ["type", S(g.type[v])],
+    ["module", S(g.mod[v])],
+    ["note", S(g.note[v])]
+  ];
+  const src = g.src[v];
+  if (src) rows.push(["source", `${S(src[0])}:${src[1]}`], ["code", S(src[2])]);
+  const table = el("table", { class: "cs-kv" });
+  for (const [k, value] of rows) {
+    if (!value) continue;
+    const tr = el("tr");
+    tr.append(el("th", {}, k), el("td", {}, value));
+    table.appendChild(tr);
+  }
+  details.appendChild(table);
+  if (src && opts.onLine) {
+    const a = el("button", { class: "cs-link", "data-link": "line" }, `show line ${src[1]} in the cell`);
+    a.onclick = () => opts.onLine(S(src[0]), src[1]);
+    details.appendChild(a);
+  }
+  const ks = g.kernels[v] || [];
+  if (ks.length) {
+    details.appendChild(el("div", { class: "cs-muted" }, "computed by kernel"));
+    for (const k of ks) {
+      const a = el("button", { class: "cs-link", "data-link": "kernel" }, S(k));
+      a.onclick = () => opts.onKernel && opts.onKernel(S(k));
+      details.appendChild(a);
+    }
+  }
+  const ins = g.in[v].map((u) => g.names[u]), outs = info.users[v].map((u) => g.names[u]);
+  if (ins.length) details.appendChild(el("div", { class: "cs-muted" }, `inputs: ${ins.join(", ")}`));
+  if (outs.length) details.appendChild(el("div", { class: "cs-muted" }, `users: ${outs.join(", ")}`));
+}
+
+// ext/compilescope/static/explorer_interact.js
+function walk(start, next) {
+  const out = /* @__PURE__ */ new Set([start]), stack = [start];
+  while (stack.length) for (const u of next(stack.pop())) if (!out.has(u)) {
+    out.add(u);
+    stack.push(u);
+  }
+  return out;
+}
+function bindInteraction(s, ui, painter, rebuild, opts) {
+  const { g, info, S, view } = s;
+  const Z = g.sizes;
+  const { root, canvas, tip, details, search, found, buttons } = ui;
+  const { redraw, fit } = painter;
+  function openAncestors(v) {
+    let gid = info.owner[v];
+    while (gid > 0) {
+      s.expanded.add(gid);
+      gid = g.groups[gid].parent;
+    }
+  }
+  function select(v) {
+    s.selected = v;
+    if (v >= 0) {
+      openAncestors(v);
+      rebuild();
+      showDetails(details, s, v, opts);
+    }
+    root.setAttribute("data-selected", v >= 0 ? g.names[v] : "");
+    redraw();
+  }
+  function setHighlight(indices, focus) {
+    s.highlight = new Set(indices);
+    for (const v of s.highlight) openAncestors(v);
+    rebuild();
+    root.setAttribute("data-highlighted", String(s.highlight.size));
+    if (focus && s.highlight.size) fit([...s.highlight].map((v) => s.boxes[s.rep[v]]).filter(Boolean));
+    redraw();
+  }
+  function hit(ev) {
+    const r = canvas.getBoundingClientRect();
+    const x = (ev.clientX - r.left - view.tx) / view.k, y = (ev.clientY - r.top - view.ty) / view.k;
+    let best = -1;
+    s.boxes.forEach((b, i) => {
+      if (x < b.x || x > b.x + b.w || y < b.y || y > b.y + b.h) return;
+      if (b.kind === "group" && b.open && y > b.y + Z.label) return;
+      best = i;
+    });
+    return best;
+  }
+  let drag = null;
+  canvas.addEventListener("mousedown", (ev) => {
+    drag = { x: ev.clientX, y: ev.clientY, moved: false };
+  });
+  window.addEventListener("mousemove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    if (drag.moved) {
+      view.tx += dx;
+      view.ty += dy;
+      drag.x = ev.clientX;
+      drag.y = ev.clientY;
+      redraw();
+    }
+  });
+  window.addEventListener("mouseup", () => {
+    setTimeout(() => {
+      drag = null;
+    }, 0);
+  });
+  canvas.addEventListener("click", (ev) => {
+    if (drag && drag.moved) return;
+    const i = hit(ev);
+    if (i < 0) return;
+    const b = s.boxes[i];
+    if (b.kind === "group") {
+      if (s.expanded.has(b.id)) s.expanded.delete(b.id);
+      else s.expanded.add(b.id);
+      rebuild();
+      redraw();
+    } else select(b.id);
+  });
+  canvas.addEventListener("wheel", (ev) => {
+    const r = canvas.getBoundingClientRect();
+    if (ev.ctrlKey || ev.metaKey) {
+      ev.preventDefault();
+      const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+      const k = Math.min(4, Math.max(0.01, view.k * Math.exp(-ev.deltaY * 15e-4)));
+      view.tx = mx - (mx - view.tx) * (k / view.k);
+      view.ty = my - (my - view.ty) * (k / view.k);
+      view.k = k;
+      redraw();
+      return;
+    }
+    const [x0, y0, x1, y1] = bounds(s.boxes);
+    const ty = Math.min(20 - y0 * view.k, Math.max(r.height - 20 - y1 * view.k, view.ty - ev.deltaY));
+    const tx = Math.min(20 - x0 * view.k, Math.max(r.width - 20 - x1 * view.k, view.tx - ev.deltaX));
+    const moved = Math.abs(ty - view.ty) > 0.5 || Math.abs(tx - view.tx) > 0.5;
+    if (!moved) return;
+    ev.preventDefault();
+    if (Math.abs(ty - view.ty) > 0.5) view.ty = ty;
+    if (Math.abs(tx - view.tx) > 0.5) view.tx = tx;
+    redraw();
+  }, { passive: false });
+  let hoverFrame = 0, hoverEvent = null;
+  canvas.addEventListener("mousemove", (ev) => {
+    hoverEvent = ev;
+    if (!hoverFrame) hoverFrame = requestAnimationFrame(() => {
+      hoverFrame = 0;
+      hover(hoverEvent);
+    });
+  });
+  canvas.addEventListener("mouseleave", () => {
+    tip.style.display = "none";
+  });
+  function hover(ev) {
+    if (drag) {
+      tip.style.display = "none";
+      return;
+    }
+    const { boxes } = s;
+    const r = canvas.getBoundingClientRect();
+    const x = (ev.clientX - r.left - view.tx) / view.k, y = (ev.clientY - r.top - view.ty) / view.k;
+    let text = "";
+    const i = hit(ev);
+    if (i >= 0 && boxes[i].kind === "node") {
+      const v = boxes[i].id;
+      text = `${g.names[v]}
+${g.ops[g.op[v]]} ${S(g.full_target[v])}
+${S(g.type[v])}`;
+    } else if (i < 0 || boxes[i].open) {
+      let best = 6 / view.k, nearest = null;
+      for (const e of s.edges) {
+        const d = edgeDistance(boxes[e[0]], boxes[e[1]], x, y);
+        if (d < best) {
+          best = d;
+          nearest = e;
+        }
+      }
+      if (nearest) {
+        const [, , u, v] = nearest;
+        text = `${S(g.type[u]) || "(no tensor type logged)"}
+${g.names[u]} \u2192 ${g.names[v]}`;
+        root.setAttribute("data-hover-edge", `${g.names[u]}>${g.names[v]}`);
+      }
+    }
+    tip.textContent = text;
+    tip.style.display = text ? "" : "none";
+    tip.style.left = `${ev.clientX - r.left + 14}px`;
+    tip.style.top = `${ev.clientY - r.top + 14}px`;
+  }
+  search.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    const q = search.value.trim().toLowerCase();
+    if (!q) {
+      setHighlight([], false);
+      found.textContent = "";
+      return;
+    }
+    const hits = [];
+    for (let v = 0; v < info.n; v++) {
+      if (g.names[v].toLowerCase().includes(q) || S(g.full_target[v]).toLowerCase().includes(q) || g.ops[g.op[v]] === q) hits.push(v);
+    }
+    found.textContent = `${hits.length} found`;
+    root.setAttribute("data-found", String(hits.length));
+    setHighlight(hits, true);
+    if (hits.length) select(hits[0]);
+  });
+  buttons.fit.onclick = () => fit();
+  buttons.expand.onclick = () => {
+    g.groups.forEach((_, gid) => s.expanded.add(gid));
+    rebuild();
+    fit();
+  };
+  buttons.collapse.onclick = () => {
+    s.expanded.clear();
+    s.expanded.add(0);
+    rebuild();
+    fit();
+  };
+  buttons.up.onclick = () => {
+    if (s.selected >= 0) setHighlight(walk(s.selected, (v) => g.in[v]), false);
+  };
+  buttons.down.onclick = () => {
+    if (s.selected >= 0) setHighlight(walk(s.selected, (v) => info.users[v]), false);
+  };
+  buttons.clear.onclick = () => {
+    setHighlight([], false);
+    select(-1);
+    found.textContent = "";
+  };
+  return { select, setHighlight };
+}
+
+// ext/compilescope/static/explorer.js
+var BUTTONS = [
+  ["fit", "fit"],
+  ["expand", "expand all"],
+  ["collapse", "collapse all"],
+  ["up", "ancestors"],
+  ["down", "descendants"],
+  ["clear", "clear"]
+];
+function prepare(g) {
+  const n = g.names.length;
+  const owner = new Int32Array(n);
+  g.groups.forEach((grp, gid) => {
+    grp.items.forEach((item) => {
+      if (item >= 0) owner[item] = gid;
+    });
+  });
+  const users = Array.from({ length: n }, () => []);
+  g.in.forEach((ins, v) => ins.forEach((u) => users[u].push(v)));
+  const depth = g.groups.map(() => 0);
+  g.groups.forEach((grp, gid) => {
+    if (gid > 0) depth[gid] = depth[grp.parent] + 1;
+  });
+  const byName = new Map(g.names.map((name, i) => [name, i]));
+  return { n, owner, users, depth, byName };
+}
+function buildParts(kind) {
+  const root = el("div", { class: "cs-explorer", "data-cs-explorer": kind });
+  const bar = el("div", { class: "cs-bar" });
+  const search = el("input", { type: "search", placeholder: "search name, op, target", class: "cs-search" });
+  const found = el("span", { class: "cs-found" });
+  const buttons = {};
+  for (const [key, label] of BUTTONS) {
+    buttons[key] = el("button", { class: "cs-btn", "data-action": key }, label);
+    bar.appendChild(buttons[key]);
+  }
+  bar.prepend(search, found);
+  const body = el("div", { class: "cs-ex-body" });
+  const canvas = el("canvas", { class: "cs-canvas" });
+  const details = el("div", { class: "cs-details" });
+  details.appendChild(el("p", { class: "cs-muted" }, "Click a node for its details; click a group to open or close it."));
+  body.append(canvas, details);
+  const status = el("div", { class: "cs-ex-status" });
+  root.append(bar, body, status);
+  return { root, search, found, buttons, body, canvas, details, status };
+}
+function createExplorer(container, g, opts) {
+  opts = opts || {};
+  const info = prepare(g);
+  const ui = buildParts(g.kind);
+  const { root, canvas, status } = ui;
+  container.appendChild(root);
+  const s = {
+    g,
+    info,
+    S: (i) => i >= 0 ? g.strings[i] : "",
+    expanded: /* @__PURE__ */ new Set(),
+    highlight: /* @__PURE__ */ new Set(),
+    selected: -1,
+    boxes: [],
+    nodeBox: new Int32Array(info.n),
+    rep: new Int32Array(info.n),
+    edges: [],
+    view: { k: 1, tx: 20, ty: 20 }
+  };
+  g.groups.forEach((grp, gid) => {
+    if (grp.open) s.expanded.add(gid);
+  });
+  let firstPicture = true;
+  ui.tip = el("div", { class: "cs-tip" });
+  ui.tip.style.display = "none";
+  ui.body.appendChild(ui.tip);
+  function rebuild() {
+    const { nodeBox, rep } = s;
+    s.boxes = firstPicture ? placedBoxes(g) : placeBoxes(g, s.expanded);
+    firstPicture = false;
+    nodeBox.fill(-1);
+    const groupBox = /* @__PURE__ */ new Map();
+    s.boxes.forEach((b, i) => {
+      if (b.kind === "node") nodeBox[b.id] = i;
+      else groupBox.set(b.id, i);
+    });
+    for (let v = 0; v < info.n; v++) {
+      if (nodeBox[v] >= 0) {
+        rep[v] = nodeBox[v];
+        continue;
+      }
+      let gid = info.owner[v], closed = -1;
+      while (gid > 0) {
+        if (!s.expanded.has(gid)) closed = gid;
+        gid = g.groups[gid].parent;
+      }
+      rep[v] = closed >= 0 && groupBox.has(closed) ? groupBox.get(closed) : -1;
+    }
+    const seen = /* @__PURE__ */ new Set();
+    s.edges = [];
+    for (let v = 0; v < info.n; v++) {
+      for (const u of g.in[v]) {
+        const a = rep[u], b = rep[v];
+        if (a < 0 || b < 0 || a === b) continue;
+        const key = a * 1e6 + b;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        s.edges.push([a, b, u, v]);
+      }
+    }
+    const visible = s.boxes.filter((b) => b.kind === "node").length;
+    root.setAttribute("data-visible-nodes", String(visible));
+    root.setAttribute("data-visible-groups", String(s.boxes.length - visible));
+    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${s.boxes.length - visible} groups`;
+  }
+  const painter = createPainter(s, root, canvas);
+  const act = bindInteraction(s, ui, painter, rebuild, opts);
+  if (window.ResizeObserver) new ResizeObserver(() => painter.redraw()).observe(canvas);
+  root.edgePoint = (i) => {
+    const [a, b] = s.edges[i], A = s.boxes[a], B = s.boxes[b], r = canvas.getBoundingClientRect();
+    const x = (A.x + A.w / 2 + B.x + B.w / 2) / 2, y = (A.y + A.h + B.y) / 2;
+    return [r.left + s.view.tx + x * s.view.k, r.top + s.view.ty + y * s.view.k];
+  };
+  root.placeBoxes = placeBoxes;
+  root.placedBoxes = placedBoxes;
+  rebuild();
+  painter.fit();
+  requestAnimationFrame(() => {
+    painter.draw();
+    root.setAttribute("data-ready", "1");
+  });
+  return {
+    root,
+    highlightNames(names, focus = true) {
+      act.setHighlight(names.map((name) => info.byName.get(name)).filter((v) => v !== void 0), focus);
+    },
+    select(name) {
+      const v = info.byName.get(name);
+      if (v !== void 0) act.select(v);
+    },
+    expandAll() {
+      ui.buttons.expand.onclick();
+    },
+    redraw: painter.redraw
+  };
+}
+
+// ext/compilescope/static/entry_explorer.js
+var entry_explorer_default = {
+  render({ model, el: host }) {
+    const draw = () => {
+      host.textContent = "";
+      const box = el("div", { class: "cs-root" });
+      host.appendChild(box);
+      createExplorer(box, JSON.parse(model.get("data")));
+    };
+    draw();
+    model.on("change:data", draw);
+  }
+};
+export {
+  entry_explorer_default as default
+};

@@ -1,0 +1,1415 @@
+// ext/compilescope/static/dom.js
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else e.setAttribute(k, v);
+  }
+  if (text !== void 0 && text !== null) e.textContent = String(text);
+  return e;
+}
+
+// ext/compilescope/static/diff.js
+function diffSeconds(s, scale, unit) {
+  return s === null || s === void 0 ? "not measured" : `${(s * scale).toFixed(3)} ${unit}`;
+}
+function diffLines(lines) {
+  const pre = el("pre", { class: "cs-code cs-diff-src" });
+  for (const line of lines) {
+    const cls = line.startsWith("+++") || line.startsWith("---") ? "cs-diff-file" : line.startsWith("@@") ? "cs-diff-hunk" : line.startsWith("+") ? "cs-diff-added" : line.startsWith("-") ? "cs-diff-removed" : "";
+    pre.appendChild(el("span", cls ? { class: cls } : {}, line + "\n"));
+  }
+  return pre;
+}
+function diffTimes(title, rows, scale, unit) {
+  const shown = rows.filter((r) => r[1] !== null || r[2] !== null);
+  if (!shown.length) return null;
+  const t = el("table", { class: "cs-table", "data-diff-times": title });
+  const head = el("tr");
+  for (const h of ["compile id", `${title} before`, "after", "after / before"]) head.appendChild(el("th", {}, h));
+  t.appendChild(head);
+  for (const [cid, a, b] of shown) {
+    const tr = el("tr");
+    const ratio = a && b ? `${(b / a).toFixed(2)}x` : "";
+    for (const v of [cid, diffSeconds(a, scale, unit), diffSeconds(b, scale, unit), ratio]) tr.appendChild(el("td", {}, v));
+    t.appendChild(tr);
+  }
+  return t;
+}
+function renderDiff(pane, d) {
+  pane.appendChild(el(
+    "p",
+    { "data-diff-same": d.same ? "1" : "0" },
+    d.same ? "No differences in compile ids, graph breaks, graphs or kernels." : "Differences from the earlier capture (before -> this one):"
+  ));
+  const list = el("ul");
+  const item = (sign, what, text, attr) => {
+    const li = el("li", { class: sign === "+" ? "cs-diff-added" : "cs-diff-removed", [attr]: sign }, `${sign} ${what} ${text}`);
+    list.appendChild(li);
+  };
+  for (const c of d.compiles_added) item("+", "compile", c, "data-diff-compile");
+  for (const c of d.compiles_removed) item("-", "compile", c, "data-diff-compile");
+  for (const b of d.breaks_added) item("+", "graph break", b, "data-diff-break");
+  for (const b of d.breaks_removed) item("-", "graph break", b, "data-diff-break");
+  if (list.childNodes.length) pane.appendChild(list);
+  if (d.graphs.length) pane.appendChild(el("h4", {}, "Graphs"));
+  for (const g of d.graphs) {
+    const box = el("details", { "data-diff-graph": g.kind });
+    const [plus, minus, tilde] = g.counts;
+    box.appendChild(el("summary", {}, `${g.compile} ${g.label}: ${g.before} -> ${g.after} nodes (+${plus} -${minus} ~${tilde})`));
+    const t = el("table", { class: "cs-table" });
+    const head = el("tr");
+    for (const h of ["", "node", "before", "after"]) head.appendChild(el("th", {}, h));
+    t.appendChild(head);
+    for (const [change, name, before, after] of g.nodes) {
+      const tr = el("tr", { class: `cs-diff-${change}`, "data-diff-node": name });
+      const sign = change === "added" ? "+" : change === "removed" ? "-" : "~";
+      for (const v of [sign, name, before, after]) tr.appendChild(el("td", {}, v));
+      t.appendChild(tr);
+    }
+    box.appendChild(t);
+    if (g.cut) box.appendChild(el("div", { class: "cs-muted" }, `${g.cut} more nodes changed, not listed`));
+    pane.appendChild(box);
+  }
+  if (d.kernels.length) pane.appendChild(el("h4", {}, "Kernels"));
+  for (const k of d.kernels) {
+    const box = el("details", { "data-diff-kernel": k.name, "data-change": k.change });
+    box.appendChild(el("summary", {}, `${k.compile} ${k.change}: ${k.name}`));
+    box.appendChild(diffLines(k.diff));
+    if (k.cut) box.appendChild(el("div", { class: "cs-muted" }, `${k.cut} more diff lines, not shown`));
+    pane.appendChild(box);
+  }
+  const compile = diffTimes("compile time", d.times, 1, "s");
+  const runtime = diffTimes("compiled run (median)", d.runtimes, 1e3, "ms");
+  if (compile || runtime) pane.appendChild(el("h4", {}, "Times"));
+  for (const t of [compile, runtime]) if (t) pane.appendChild(t);
+}
+
+// ext/compilescope/static/result_cell.js
+function linesByLocation(data) {
+  const byLine = /* @__PURE__ */ new Map();
+  const entry = (file, ln) => {
+    const key = `${file}:${ln}`;
+    if (!byLine.has(key)) byLine.set(key, { nodes: [], kernels: [], breaks: [] });
+    return byLine.get(key);
+  };
+  data.compiles.forEach((c, ci) => {
+    for (const st of c.stages) for (const [file, lines] of Object.entries(st.lines)) for (const [ln, names] of Object.entries(lines)) entry(file, ln).nodes.push([ci, st, names]);
+    for (const k of c.kernels) for (const loc of k.lines) if (loc) entry(loc[0], loc[1]).kernels.push([ci, k]);
+    for (const b of c.breaks) if (b.loc) entry(b.loc[0], b.loc[1]).breaks.push([ci, b]);
+  });
+  return byLine;
+}
+function renderCellPane(ctx, cellPane) {
+  const { data } = ctx;
+  const lineEls = /* @__PURE__ */ new Map();
+  const linkBox = el("div", { class: "cs-links" });
+  for (const cell of data.cells) {
+    const box = el("div", { class: "cs-cell" });
+    box.appendChild(el("div", { class: "cs-muted" }, cell.cell !== null ? `cell [${cell.cell}]` : cell.file));
+    cell.text.split("\n").forEach((text, i) => {
+      const n = i + 1;
+      const row = el("div", { class: "cs-line", "data-line": String(n) });
+      row.append(el("span", { class: "cs-ln" }, String(n)), el("span", {}, text || " "));
+      row.onclick = () => showLine(cell.file, n);
+      lineEls.set(`${cell.file}:${n}`, row);
+      box.appendChild(row);
+    });
+    cellPane.appendChild(box);
+  }
+  cellPane.appendChild(linkBox);
+  const byLine = linesByLocation(data);
+  for (const [key, e] of byLine) {
+    const row = lineEls.get(key);
+    if (!row) continue;
+    if (e.breaks.length) row.classList.add("cs-line-break");
+    if (e.nodes.length) row.classList.add("cs-line-nodes");
+    if (e.kernels.length) row.classList.add("cs-line-kernels");
+  }
+  function markLines(locs) {
+    for (const row of lineEls.values()) row.classList.remove("cs-line-hl");
+    for (const loc of locs) {
+      const row = loc && lineEls.get(`${loc[0]}:${loc[1]}`);
+      if (row) row.classList.add("cs-line-hl");
+    }
+  }
+  function showLine(file, n) {
+    markLines([[file, n]]);
+    linkBox.textContent = "";
+    const e = byLine.get(`${file}:${n}`);
+    linkBox.appendChild(el("div", { class: "cs-muted" }, `line ${n}`));
+    if (!e) {
+      linkBox.appendChild(el("div", {}, "nothing compiled came from this line"));
+      return;
+    }
+    for (const [ci, b] of e.breaks) linkBox.appendChild(el("div", { class: "cs-warn" }, `graph break (${data.compiles[ci].id}): ${b.reason}`));
+    for (const [ci, st, names] of e.nodes) {
+      const a = el("button", { class: "cs-link", "data-link": "nodes" }, `${data.compiles[ci].id} ${st.label}: ${names.length} node${names.length > 1 ? "s" : ""}`);
+      a.title = names.join(", ");
+      a.onclick = () => ctx.openGraph(ci, st.graph, names);
+      linkBox.appendChild(a);
+    }
+    for (const [ci, k] of e.kernels) {
+      const a = el("button", { class: "cs-link", "data-link": "kernel" }, `${data.compiles[ci].id} kernel ${k.name}`);
+      a.onclick = () => ctx.openKernel(ci, k.name);
+      linkBox.appendChild(a);
+    }
+  }
+  ctx.markLines = markLines;
+  ctx.showLine = showLine;
+}
+
+// ext/compilescope/static/format.js
+function formatBytes(n) {
+  if (n === null || n === void 0) return "";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`;
+}
+function formatLocation(loc, cellOf) {
+  const n = cellOf ? cellOf[loc[0]] : void 0;
+  if (n !== void 0 && n !== null) return `cell [${n}] line ${loc[1]}`;
+  return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
+}
+function formatLocations(locs, cellOf) {
+  const shown = locs.filter(Boolean).slice(0, 4).map((l) => formatLocation(l, cellOf));
+  return shown.join(", ") + (locs.length > 4 ? ` +${locs.length - 4}` : "");
+}
+function formatMs(s) {
+  return s === null || s === void 0 ? "" : `${(s * 1e3).toFixed(3)} ms`;
+}
+function formatSpread(t) {
+  return t ? `${formatMs(t.median)} (min ${formatMs(t.min)}, max ${formatMs(t.max)}, n=${t.n})` : "not measured";
+}
+
+// ext/compilescope/static/text.js
+function highlight(source) {
+  const pre = el("pre", { class: "cs-code" });
+  const re = /(#[^\n]*|\/\/[^\n]*|\/\*[\s\S]*?\*\/)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(\b\d+(?:\.\d+)?(?:e[-+]?\d+)?f?\b)|(\b(?:def|return|if|else|elif|for|while|in|import|from|as|with|class|None|True|False|and|or|not|lambda|yield|pass|auto|const|int|float|double|long|void|bool|extern|static|inline|template|typename|struct|using|namespace|include|pragma|omp|tl|triton|jit)\b)/g;
+  let last = 0, m;
+  const add = (text, cls) => {
+    if (!text) return;
+    if (cls) pre.appendChild(el("span", { class: cls }, text));
+    else pre.appendChild(document.createTextNode(text));
+  };
+  while ((m = re.exec(source)) !== null) {
+    add(source.slice(last, m.index));
+    add(m[0], m[1] ? "cs-tk-c" : m[2] ? "cs-tk-s" : m[3] ? "cs-tk-n" : "cs-tk-k");
+    last = re.lastIndex;
+  }
+  add(source.slice(last));
+  return pre;
+}
+function mathCell(markup, text, tag) {
+  const box = el(tag || "td", { class: "cs-math", "data-math": "" });
+  if (markup) box.innerHTML = markup;
+  else box.textContent = text;
+  return box;
+}
+
+// ext/compilescope/static/result_code.js
+function kernelTable(c, cellOf, onPick) {
+  const table = el("table", { class: "cs-table" });
+  const hr = el("tr");
+  const timed = c.kernels.some((k) => k.time);
+  for (const h of ["kernel", "kind", "calls", ...timed ? ["median per call"] : [], "nodes", "lines"]) hr.appendChild(el("th", {}, h));
+  table.appendChild(hr);
+  for (const k of c.kernels) {
+    const tr = el("tr", { class: "cs-kernel-row", "data-kernel": k.name });
+    tr.append(
+      el("td", { class: "cs-kname", title: k.name }, k.name),
+      el("td", { title: "language, graph" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`),
+      el("td", {}, k.calls),
+      ...timed ? [el("td", { title: k.time ? formatSpread(k.time) : "" }, k.time ? formatMs(k.time.median) : "")] : [],
+      el("td", { title: "post-grad nodes it computes" }, k.fused.length),
+      el("td", {}, formatLocations(k.lines, cellOf))
+    );
+    tr.onclick = () => onPick(k);
+    table.appendChild(tr);
+  }
+  return table;
+}
+function launchDetails(box, k) {
+  const launch = Object.entries(k.launch || {}).filter(([a]) => a !== "autotune_us");
+  const took = (k.launch || {}).autotune_us;
+  const tuning = took ? ` (chosen by autotuning: compiling and timing the candidates took ${(took / 1e3).toFixed(1)} ms)` : "";
+  if (launch.length) box.appendChild(el("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}${tuning}`));
+  if (k.grid.length) box.appendChild(el("div", { "data-grid": "" }, `launched with grid (${k.grid.join(", ")}), block (${k.block.join(", ")})` + (k.registers ? `, ${k.registers} registers per thread` : "") + " (profiler)"));
+}
+function irDetails(box, k) {
+  for (const [stage, text] of Object.entries(k.ir || {})) {
+    const d = el("details", { class: "cs-text", "data-ir": stage });
+    d.appendChild(el("summary", {}, `Triton IR: ${stage.toUpperCase()} (${text.split("\n").length} lines, from Triton's cache)`));
+    d.appendChild(el("pre", {}, text));
+    box.appendChild(d);
+  }
+  if (k.lang === "triton" && !Object.keys(k.ir || {}).length) box.appendChild(el("div", { class: "cs-muted" }, "Triton IR: not found in Triton's cache (a log read offline, or a cache hit from another process)"));
+}
+function renderCode(ctx, codePane) {
+  const { data, cellOf } = ctx;
+  codePane.classList.add("cs-codepane");
+  const kernelList = el("div", { class: "cs-kernels" });
+  const kernelShow = el("div", { class: "cs-kernel" });
+  codePane.append(ctx.compileSelect(() => renderKernels()), kernelList, kernelShow);
+  function renderKernels() {
+    const c = data.compiles[ctx.compileIndex];
+    kernelList.textContent = "";
+    kernelShow.textContent = "";
+    if (!c.kernels.length) {
+      kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)"));
+      return;
+    }
+    kernelList.appendChild(kernelTable(c, cellOf, (k) => showKernel(c, k)));
+    showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
+    for (const o of c.output_code) {
+      const d = el("details", { class: "cs-text" });
+      d.appendChild(el("summary", {}, `whole output code (${o.role || o.aot_id || "module"})`));
+      d.appendChild(highlight(o.text));
+      kernelList.appendChild(d);
+    }
+  }
+  function showKernel(c, k, quiet) {
+    kernelShow.textContent = "";
+    for (const row of kernelList.querySelectorAll(".cs-kernel-row")) row.classList.toggle("cs-on", row.getAttribute("data-kernel") === k.name);
+    kernelShow.appendChild(el("h4", { title: k.name }, `${k.lang} kernel ${k.name}`));
+    if (k.time) kernelShow.appendChild(el("div", {}, `time per call: ${formatSpread(k.time)}, ${k.calls_per_run} calls per run`));
+    if (k.bandwidth) kernelShow.appendChild(el("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
+    const lines = k.lines.filter(Boolean);
+    if (!quiet) ctx.markLines(lines);
+    kernelShow.setAttribute("data-lines", String(lines.length));
+    if (k.fused.length && k.post_graph !== null && k.post_graph !== void 0) {
+      const b = el("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
+      b.onclick = () => ctx.openGraph(ctx.compileIndex, k.post_graph, k.fused);
+      kernelShow.appendChild(b);
+      kernelShow.appendChild(el("div", { class: "cs-muted" }, `fuses: ${k.fused.join(", ")}`));
+    } else {
+      kernelShow.appendChild(el("div", { class: "cs-muted" }, "no provenance recorded for this kernel"));
+    }
+    if (lines.length) kernelShow.appendChild(el("div", { class: "cs-muted" }, `from lines: ${lines.map((l) => formatLocation(l, cellOf)).join(", ")}`));
+    if (k.aten.length) kernelShow.appendChild(el("div", { class: "cs-muted" }, `ATen ops: ${k.aten.join(", ")}`));
+    launchDetails(kernelShow, k);
+    kernelShow.appendChild(highlight(k.source || "(an extern call: no generated source)"));
+    irDetails(kernelShow, k);
+  }
+  ctx.openKernel = (ci, name) => {
+    ctx.setCompile(ci);
+    ctx.showTab("code");
+    const k = data.compiles[ci].kernels.find((x) => x.name === name);
+    if (k) showKernel(data.compiles[ci], k);
+  };
+}
+
+// ext/compilescope/static/placement.js
+function placeBoxes(g, expanded) {
+  const Z = g.sizes;
+  const COL = Z.node_w + Z.hgap;
+  function place(gid) {
+    const grp = g.groups[gid];
+    const sizes = grp.items.map((item) => {
+      if (item >= 0) return { w: Z.node_w, h: Z.node_h };
+      const child = -1 - item;
+      return expanded.has(child) ? place(child) : { w: Z.node_w, h: Z.node_h, collapsed: true };
+    });
+    const layerH = [];
+    grp.items.forEach((_, j) => {
+      const l = grp.y[j];
+      layerH[l] = Math.max(layerH[l] || 0, sizes[j].h);
+    });
+    const layerY = [];
+    let y = gid === 0 ? 0 : Z.label + Z.pad;
+    for (let l = 0; l < layerH.length; l++) {
+      layerY[l] = y;
+      y += (layerH[l] || 0) + Z.vgap;
+    }
+    const order = grp.items.map((_, j) => j).sort((a, b) => grp.y[a] - grp.y[b] || grp.x[a] - grp.x[b]);
+    const right = [];
+    const pos = new Array(grp.items.length);
+    let width = 0;
+    for (const j of order) {
+      const l = grp.y[j];
+      const base = (gid === 0 ? 0 : Z.pad) + grp.x[j] * COL;
+      const x = right[l] === void 0 ? base : Math.max(base, right[l] + Z.hgap);
+      right[l] = x + sizes[j].w;
+      pos[j] = { x, y: layerY[l] + (layerH[l] - sizes[j].h) / 2, ...sizes[j] };
+      width = Math.max(width, right[l]);
+    }
+    return { w: width + (gid === 0 ? 0 : Z.pad), h: y - Z.vgap + (gid === 0 ? 0 : Z.pad), pos, gid };
+  }
+  const out = [];
+  function absolute(placed, ox, oy) {
+    g.groups[placed.gid].items.forEach((item, j) => {
+      const p = placed.pos[j];
+      const x = ox + p.x, y = oy + p.y;
+      if (item >= 0) out.push({ kind: "node", id: item, x, y, w: p.w, h: p.h });
+      else if (p.collapsed) out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: false });
+      else {
+        out.push({ kind: "group", id: -1 - item, x, y, w: p.w, h: p.h, open: true });
+        absolute(p, x, y);
+      }
+    });
+  }
+  absolute(place(0), 0, 0);
+  return out;
+}
+function placedBoxes(g) {
+  return g.placed.map(([item, x, y, w, h]) => item >= 0 ? { kind: "node", id: item, x, y, w, h } : { kind: "group", id: -1 - item, x, y, w, h, open: g.groups[-1 - item].open });
+}
+function edgeDistance(A, B, x, y) {
+  const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+  const bend = Math.max(20, Math.abs(ty - sy) / 2);
+  let best = Infinity;
+  for (let i = 0; i <= 16; i++) {
+    const t = i / 16, u = 1 - t;
+    const px = u * u * u * sx + 3 * u * u * t * sx + 3 * u * t * t * tx + t * t * t * tx;
+    const py = u * u * u * sy + 3 * u * u * t * (sy + bend) + 3 * u * t * t * (ty - bend) + t * t * t * ty;
+    best = Math.min(best, Math.hypot(px - x, py - y));
+  }
+  return best;
+}
+function bounds(boxes) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const b of boxes) {
+    x0 = Math.min(x0, b.x);
+    y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.w);
+    y1 = Math.max(y1, b.y + b.h);
+  }
+  return [x0, y0, x1, y1];
+}
+
+// ext/compilescope/static/explorer_draw.js
+var OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"];
+var FONT_PX = 11;
+var READABLE_UP_TO = 150;
+function clipStart(s, n) {
+  return s.length > n ? "\u2026" + s.slice(s.length - n + 1) : s;
+}
+function clip(s, n) {
+  s = String(s);
+  return s.length > n ? s.slice(0, n - 1) + "\u2026" : s;
+}
+function createPainter(s, root, canvas) {
+  const { g, info, S, view } = s;
+  const ctx = canvas.getContext("2d");
+  let frame = 0;
+  function size() {
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.max(200, canvas.clientWidth || 600), h = Math.max(200, canvas.clientHeight || 480);
+    canvas.width = w * ratio;
+    canvas.height = h * ratio;
+    return { w, h, ratio };
+  }
+  let needFit = true;
+  function draw() {
+    frame = 0;
+    if (!canvas.clientWidth) return;
+    if (needFit) {
+      needFit = false;
+      fitTo(pendingFit);
+    }
+    const { boxes, edges, highlight: highlight2, rep, selected } = s;
+    const { w, h, ratio } = size();
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.setTransform(ratio * view.k, 0, 0, ratio * view.k, ratio * view.tx, ratio * view.ty);
+    const x0 = -view.tx / view.k, y0 = -view.ty / view.k, x1 = x0 + w / view.k, y1 = y0 + h / view.k;
+    const inView = (b) => b.x + b.w >= x0 && b.x <= x1 && b.y + b.h >= y0 && b.y <= y1;
+    const litGroups = /* @__PURE__ */ new Set();
+    if (highlight2.size) {
+      for (const v of highlight2) if (rep[v] >= 0) litGroups.add(rep[v]);
+    }
+    const text = FONT_PX * view.k >= 6;
+    root.setAttribute("data-label-px", text ? (FONT_PX * view.k).toFixed(2) : "0");
+    ctx.lineWidth = 1 / view.k;
+    ctx.font = `${FONT_PX}px ui-monospace, monospace`;
+    boxes.forEach((b) => {
+      if (b.kind !== "group" || !b.open || !inView(b)) return;
+      ctx.fillStyle = info.depth[b.id] % 2 ? "rgba(120,120,160,0.06)" : "rgba(120,160,120,0.06)";
+      ctx.strokeStyle = "#b4b4c8";
+      ctx.fillRect(b.x, b.y, b.w, b.h);
+      ctx.strokeRect(b.x, b.y, b.w, b.h);
+      if (text) {
+        ctx.fillStyle = "#555";
+        ctx.fillText(`${g.groups[b.id].label}  \u25BE`, b.x + 6, b.y + 14);
+      }
+    });
+    ctx.strokeStyle = "#9aa0a6";
+    ctx.beginPath();
+    for (const [a, b] of edges) {
+      const A = boxes[a], B = boxes[b];
+      if (Math.max(A.y + A.h, B.y) < y0 || Math.min(A.y + A.h, B.y) > y1) continue;
+      edgePath(A, B);
+    }
+    ctx.stroke();
+    ctx.strokeStyle = "#7c3aed";
+    ctx.setLineDash([6 / view.k, 4 / view.k]);
+    ctx.beginPath();
+    for (const [a, b, u, v] of edges) {
+      if (S(g.note[u]) !== "saved for backward" || !String(g.names[v]).startsWith("bw.")) continue;
+      edgePath(boxes[a], boxes[b]);
+    }
+    ctx.stroke();
+    ctx.setLineDash([]);
+    if (highlight2.size) {
+      ctx.strokeStyle = "#e8710a";
+      ctx.lineWidth = 2 / view.k;
+      ctx.beginPath();
+      for (const [a, b, u, v] of edges) {
+        if (!(highlight2.has(u) && highlight2.has(v))) continue;
+        edgePath(boxes[a], boxes[b]);
+      }
+      ctx.stroke();
+      ctx.lineWidth = 1 / view.k;
+    }
+    boxes.forEach((b, index) => {
+      if (b.kind === "group" && b.open) return;
+      if (!inView(b)) return;
+      const on = !highlight2.size || (b.kind === "node" ? highlight2.has(b.id) : litGroups.has(index));
+      ctx.globalAlpha = on ? 1 : 0.3;
+      if (b.kind === "group") {
+        ctx.fillStyle = "#eef2ff";
+        ctx.strokeStyle = on && highlight2.size ? "#e8710a" : "#6366f1";
+        ctx.fillRect(b.x + 3, b.y + 3, b.w, b.h);
+        ctx.strokeRect(b.x + 3, b.y + 3, b.w, b.h);
+        ctx.fillRect(b.x, b.y, b.w, b.h);
+        ctx.strokeRect(b.x, b.y, b.w, b.h);
+        if (text) {
+          ctx.fillStyle = "#312e81";
+          ctx.fillText(clip(`\u25B8 ${g.groups[b.id].label}`, 25), b.x + 6, b.y + 14);
+          const grp = g.groups[b.id];
+          ctx.fillStyle = "#555";
+          ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 28);
+        }
+      } else {
+        const v = b.id;
+        ctx.fillStyle = highlight2.has(v) ? "#fde68a" : S(g.note[v]) === "recomputed in backward" ? "#fed7aa" : OP_FILL[g.op[v]] || "#fff";
+        ctx.strokeStyle = v === selected ? "#dc2626" : S(g.note[v]) === "saved for backward" ? "#7c3aed" : "#6b7280";
+        ctx.lineWidth = (v === selected ? 3 : 1) / view.k;
+        ctx.fillRect(b.x, b.y, b.w, b.h);
+        ctx.strokeRect(b.x, b.y, b.w, b.h);
+        ctx.lineWidth = 1 / view.k;
+        if (text) {
+          ctx.fillStyle = "#111";
+          const label = S(g.label[v]);
+          ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
+          ctx.fillStyle = "#4b5563";
+          const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
+          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 27);
+        }
+      }
+    });
+    ctx.globalAlpha = 1;
+    root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
+  }
+  function edgePath(A, B) {
+    const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
+    const bend = Math.max(20, Math.abs(ty - sy) / 2);
+    ctx.moveTo(sx, sy);
+    ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+  }
+  function redraw() {
+    if (!frame) frame = requestAnimationFrame(draw);
+  }
+  let pendingFit = null;
+  function fit(only) {
+    pendingFit = only || null;
+    if (!canvas.clientWidth) {
+      needFit = true;
+      return;
+    }
+    fitTo(only);
+    redraw();
+  }
+  function fitTo(only) {
+    const chosen = only && only.length ? only : s.boxes;
+    if (!chosen.length) return;
+    const [x0, y0, x1, y1] = bounds(chosen);
+    const w = canvas.clientWidth || 600;
+    let k = Math.min(1.25, w / (x1 - x0 + 40));
+    if (chosen.filter((b) => b.kind === "node").length <= READABLE_UP_TO) k = Math.max(k, 1);
+    if (only && only.length) k = Math.min(k, (canvas.clientHeight || 480) / (y1 - y0 + 40));
+    view.k = Math.min(2, Math.max(0.02, k));
+    if (!only) canvas.style.height = `${Math.round(Math.min(760, Math.max(320, (y1 - y0) * view.k + 40)))}px`;
+    const spare = w - (x1 - x0) * view.k;
+    if (spare > 0) view.tx = spare / 2 - x0 * view.k;
+    else {
+      const closed = chosen.filter((b) => b.kind === "node" || !b.open);
+      const top = closed.reduce((a, b) => b.y < a.y || b.y === a.y && b.x < a.x ? b : a);
+      const want = w / 2 - (top.x + top.w / 2) * view.k;
+      view.tx = Math.min(20 - x0 * view.k, Math.max(w - 20 - x1 * view.k, want));
+    }
+    view.ty = 20 - y0 * view.k;
+  }
+  return { draw, redraw, fit };
+}
+
+// ext/compilescope/static/explorer_details.js
+function showDetails(details, s, v, opts) {
+  const { g, info, S } = s;
+  details.textContent = "";
+  const rows = [
+    ["name", g.names[v]],
+    ["op", g.ops[g.op[v]]],
+    ["target", S(g.full_target[v])],
+    ["type", S(g.type[v])],
+    ["module", S(g.mod[v])],
+    ["note", S(g.note[v])]
+  ];
+  const src = g.src[v];
+  if (src) rows.push(["source", `${S(src[0])}:${src[1]}`], ["code", S(src[2])]);
+  const table = el("table", { class: "cs-kv" });
+  for (const [k, value] of rows) {
+    if (!value) continue;
+    const tr = el("tr");
+    tr.append(el("th", {}, k), el("td", {}, value));
+    table.appendChild(tr);
+  }
+  details.appendChild(table);
+  if (src && opts.onLine) {
+    const a = el("button", { class: "cs-link", "data-link": "line" }, `show line ${src[1]} in the cell`);
+    a.onclick = () => opts.onLine(S(src[0]), src[1]);
+    details.appendChild(a);
+  }
+  const ks = g.kernels[v] || [];
+  if (ks.length) {
+    details.appendChild(el("div", { class: "cs-muted" }, "computed by kernel"));
+    for (const k of ks) {
+      const a = el("button", { class: "cs-link", "data-link": "kernel" }, S(k));
+      a.onclick = () => opts.onKernel && opts.onKernel(S(k));
+      details.appendChild(a);
+    }
+  }
+  const ins = g.in[v].map((u) => g.names[u]), outs = info.users[v].map((u) => g.names[u]);
+  if (ins.length) details.appendChild(el("div", { class: "cs-muted" }, `inputs: ${ins.join(", ")}`));
+  if (outs.length) details.appendChild(el("div", { class: "cs-muted" }, `users: ${outs.join(", ")}`));
+}
+
+// ext/compilescope/static/explorer_interact.js
+function walk(start, next) {
+  const out = /* @__PURE__ */ new Set([start]), stack = [start];
+  while (stack.length) for (const u of next(stack.pop())) if (!out.has(u)) {
+    out.add(u);
+    stack.push(u);
+  }
+  return out;
+}
+function bindInteraction(s, ui, painter, rebuild, opts) {
+  const { g, info, S, view } = s;
+  const Z = g.sizes;
+  const { root, canvas, tip, details, search, found, buttons } = ui;
+  const { redraw, fit } = painter;
+  function openAncestors(v) {
+    let gid = info.owner[v];
+    while (gid > 0) {
+      s.expanded.add(gid);
+      gid = g.groups[gid].parent;
+    }
+  }
+  function select(v) {
+    s.selected = v;
+    if (v >= 0) {
+      openAncestors(v);
+      rebuild();
+      showDetails(details, s, v, opts);
+    }
+    root.setAttribute("data-selected", v >= 0 ? g.names[v] : "");
+    redraw();
+  }
+  function setHighlight(indices, focus) {
+    s.highlight = new Set(indices);
+    for (const v of s.highlight) openAncestors(v);
+    rebuild();
+    root.setAttribute("data-highlighted", String(s.highlight.size));
+    if (focus && s.highlight.size) fit([...s.highlight].map((v) => s.boxes[s.rep[v]]).filter(Boolean));
+    redraw();
+  }
+  function hit(ev) {
+    const r = canvas.getBoundingClientRect();
+    const x = (ev.clientX - r.left - view.tx) / view.k, y = (ev.clientY - r.top - view.ty) / view.k;
+    let best = -1;
+    s.boxes.forEach((b, i) => {
+      if (x < b.x || x > b.x + b.w || y < b.y || y > b.y + b.h) return;
+      if (b.kind === "group" && b.open && y > b.y + Z.label) return;
+      best = i;
+    });
+    return best;
+  }
+  let drag = null;
+  canvas.addEventListener("mousedown", (ev) => {
+    drag = { x: ev.clientX, y: ev.clientY, moved: false };
+  });
+  window.addEventListener("mousemove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    if (drag.moved) {
+      view.tx += dx;
+      view.ty += dy;
+      drag.x = ev.clientX;
+      drag.y = ev.clientY;
+      redraw();
+    }
+  });
+  window.addEventListener("mouseup", () => {
+    setTimeout(() => {
+      drag = null;
+    }, 0);
+  });
+  canvas.addEventListener("click", (ev) => {
+    if (drag && drag.moved) return;
+    const i = hit(ev);
+    if (i < 0) return;
+    const b = s.boxes[i];
+    if (b.kind === "group") {
+      if (s.expanded.has(b.id)) s.expanded.delete(b.id);
+      else s.expanded.add(b.id);
+      rebuild();
+      redraw();
+    } else select(b.id);
+  });
+  canvas.addEventListener("wheel", (ev) => {
+    const r = canvas.getBoundingClientRect();
+    if (ev.ctrlKey || ev.metaKey) {
+      ev.preventDefault();
+      const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+      const k = Math.min(4, Math.max(0.01, view.k * Math.exp(-ev.deltaY * 15e-4)));
+      view.tx = mx - (mx - view.tx) * (k / view.k);
+      view.ty = my - (my - view.ty) * (k / view.k);
+      view.k = k;
+      redraw();
+      return;
+    }
+    const [x0, y0, x1, y1] = bounds(s.boxes);
+    const ty = Math.min(20 - y0 * view.k, Math.max(r.height - 20 - y1 * view.k, view.ty - ev.deltaY));
+    const tx = Math.min(20 - x0 * view.k, Math.max(r.width - 20 - x1 * view.k, view.tx - ev.deltaX));
+    const moved = Math.abs(ty - view.ty) > 0.5 || Math.abs(tx - view.tx) > 0.5;
+    if (!moved) return;
+    ev.preventDefault();
+    if (Math.abs(ty - view.ty) > 0.5) view.ty = ty;
+    if (Math.abs(tx - view.tx) > 0.5) view.tx = tx;
+    redraw();
+  }, { passive: false });
+  let hoverFrame = 0, hoverEvent = null;
+  canvas.addEventListener("mousemove", (ev) => {
+    hoverEvent = ev;
+    if (!hoverFrame) hoverFrame = requestAnimationFrame(() => {
+      hoverFrame = 0;
+      hover(hoverEvent);
+    });
+  });
+  canvas.addEventListener("mouseleave", () => {
+    tip.style.display = "none";
+  });
+  function hover(ev) {
+    if (drag) {
+      tip.style.display = "none";
+      return;
+    }
+    const { boxes } = s;
+    const r = canvas.getBoundingClientRect();
+    const x = (ev.clientX - r.left - view.tx) / view.k, y = (ev.clientY - r.top - view.ty) / view.k;
+    let text = "";
+    const i = hit(ev);
+    if (i >= 0 && boxes[i].kind === "node") {
+      const v = boxes[i].id;
+      text = `${g.names[v]}
+${g.ops[g.op[v]]} ${S(g.full_target[v])}
+${S(g.type[v])}`;
+    } else if (i < 0 || boxes[i].open) {
+      let best = 6 / view.k, nearest = null;
+      for (const e of s.edges) {
+        const d = edgeDistance(boxes[e[0]], boxes[e[1]], x, y);
+        if (d < best) {
+          best = d;
+          nearest = e;
+        }
+      }
+      if (nearest) {
+        const [, , u, v] = nearest;
+        text = `${S(g.type[u]) || "(no tensor type logged)"}
+${g.names[u]} \u2192 ${g.names[v]}`;
+        root.setAttribute("data-hover-edge", `${g.names[u]}>${g.names[v]}`);
+      }
+    }
+    tip.textContent = text;
+    tip.style.display = text ? "" : "none";
+    tip.style.left = `${ev.clientX - r.left + 14}px`;
+    tip.style.top = `${ev.clientY - r.top + 14}px`;
+  }
+  search.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    const q = search.value.trim().toLowerCase();
+    if (!q) {
+      setHighlight([], false);
+      found.textContent = "";
+      return;
+    }
+    const hits = [];
+    for (let v = 0; v < info.n; v++) {
+      if (g.names[v].toLowerCase().includes(q) || S(g.full_target[v]).toLowerCase().includes(q) || g.ops[g.op[v]] === q) hits.push(v);
+    }
+    found.textContent = `${hits.length} found`;
+    root.setAttribute("data-found", String(hits.length));
+    setHighlight(hits, true);
+    if (hits.length) select(hits[0]);
+  });
+  buttons.fit.onclick = () => fit();
+  buttons.expand.onclick = () => {
+    g.groups.forEach((_, gid) => s.expanded.add(gid));
+    rebuild();
+    fit();
+  };
+  buttons.collapse.onclick = () => {
+    s.expanded.clear();
+    s.expanded.add(0);
+    rebuild();
+    fit();
+  };
+  buttons.up.onclick = () => {
+    if (s.selected >= 0) setHighlight(walk(s.selected, (v) => g.in[v]), false);
+  };
+  buttons.down.onclick = () => {
+    if (s.selected >= 0) setHighlight(walk(s.selected, (v) => info.users[v]), false);
+  };
+  buttons.clear.onclick = () => {
+    setHighlight([], false);
+    select(-1);
+    found.textContent = "";
+  };
+  return { select, setHighlight };
+}
+
+// ext/compilescope/static/explorer.js
+var BUTTONS = [
+  ["fit", "fit"],
+  ["expand", "expand all"],
+  ["collapse", "collapse all"],
+  ["up", "ancestors"],
+  ["down", "descendants"],
+  ["clear", "clear"]
+];
+function prepare(g) {
+  const n = g.names.length;
+  const owner = new Int32Array(n);
+  g.groups.forEach((grp, gid) => {
+    grp.items.forEach((item) => {
+      if (item >= 0) owner[item] = gid;
+    });
+  });
+  const users = Array.from({ length: n }, () => []);
+  g.in.forEach((ins, v) => ins.forEach((u) => users[u].push(v)));
+  const depth = g.groups.map(() => 0);
+  g.groups.forEach((grp, gid) => {
+    if (gid > 0) depth[gid] = depth[grp.parent] + 1;
+  });
+  const byName = new Map(g.names.map((name, i) => [name, i]));
+  return { n, owner, users, depth, byName };
+}
+function buildParts(kind) {
+  const root = el("div", { class: "cs-explorer", "data-cs-explorer": kind });
+  const bar = el("div", { class: "cs-bar" });
+  const search = el("input", { type: "search", placeholder: "search name, op, target", class: "cs-search" });
+  const found = el("span", { class: "cs-found" });
+  const buttons = {};
+  for (const [key, label] of BUTTONS) {
+    buttons[key] = el("button", { class: "cs-btn", "data-action": key }, label);
+    bar.appendChild(buttons[key]);
+  }
+  bar.prepend(search, found);
+  const body = el("div", { class: "cs-ex-body" });
+  const canvas = el("canvas", { class: "cs-canvas" });
+  const details = el("div", { class: "cs-details" });
+  details.appendChild(el("p", { class: "cs-muted" }, "Click a node for its details; click a group to open or close it."));
+  body.append(canvas, details);
+  const status = el("div", { class: "cs-ex-status" });
+  root.append(bar, body, status);
+  return { root, search, found, buttons, body, canvas, details, status };
+}
+function createExplorer(container, g, opts) {
+  opts = opts || {};
+  const info = prepare(g);
+  const ui = buildParts(g.kind);
+  const { root, canvas, status } = ui;
+  container.appendChild(root);
+  const s = {
+    g,
+    info,
+    S: (i) => i >= 0 ? g.strings[i] : "",
+    expanded: /* @__PURE__ */ new Set(),
+    highlight: /* @__PURE__ */ new Set(),
+    selected: -1,
+    boxes: [],
+    nodeBox: new Int32Array(info.n),
+    rep: new Int32Array(info.n),
+    edges: [],
+    view: { k: 1, tx: 20, ty: 20 }
+  };
+  g.groups.forEach((grp, gid) => {
+    if (grp.open) s.expanded.add(gid);
+  });
+  let firstPicture = true;
+  ui.tip = el("div", { class: "cs-tip" });
+  ui.tip.style.display = "none";
+  ui.body.appendChild(ui.tip);
+  function rebuild() {
+    const { nodeBox, rep } = s;
+    s.boxes = firstPicture ? placedBoxes(g) : placeBoxes(g, s.expanded);
+    firstPicture = false;
+    nodeBox.fill(-1);
+    const groupBox = /* @__PURE__ */ new Map();
+    s.boxes.forEach((b, i) => {
+      if (b.kind === "node") nodeBox[b.id] = i;
+      else groupBox.set(b.id, i);
+    });
+    for (let v = 0; v < info.n; v++) {
+      if (nodeBox[v] >= 0) {
+        rep[v] = nodeBox[v];
+        continue;
+      }
+      let gid = info.owner[v], closed = -1;
+      while (gid > 0) {
+        if (!s.expanded.has(gid)) closed = gid;
+        gid = g.groups[gid].parent;
+      }
+      rep[v] = closed >= 0 && groupBox.has(closed) ? groupBox.get(closed) : -1;
+    }
+    const seen = /* @__PURE__ */ new Set();
+    s.edges = [];
+    for (let v = 0; v < info.n; v++) {
+      for (const u of g.in[v]) {
+        const a = rep[u], b = rep[v];
+        if (a < 0 || b < 0 || a === b) continue;
+        const key = a * 1e6 + b;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        s.edges.push([a, b, u, v]);
+      }
+    }
+    const visible = s.boxes.filter((b) => b.kind === "node").length;
+    root.setAttribute("data-visible-nodes", String(visible));
+    root.setAttribute("data-visible-groups", String(s.boxes.length - visible));
+    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${s.boxes.length - visible} groups`;
+  }
+  const painter = createPainter(s, root, canvas);
+  const act = bindInteraction(s, ui, painter, rebuild, opts);
+  if (window.ResizeObserver) new ResizeObserver(() => painter.redraw()).observe(canvas);
+  root.edgePoint = (i) => {
+    const [a, b] = s.edges[i], A = s.boxes[a], B = s.boxes[b], r = canvas.getBoundingClientRect();
+    const x = (A.x + A.w / 2 + B.x + B.w / 2) / 2, y = (A.y + A.h + B.y) / 2;
+    return [r.left + s.view.tx + x * s.view.k, r.top + s.view.ty + y * s.view.k];
+  };
+  root.placeBoxes = placeBoxes;
+  root.placedBoxes = placedBoxes;
+  rebuild();
+  painter.fit();
+  requestAnimationFrame(() => {
+    painter.draw();
+    root.setAttribute("data-ready", "1");
+  });
+  return {
+    root,
+    highlightNames(names, focus = true) {
+      act.setHighlight(names.map((name) => info.byName.get(name)).filter((v) => v !== void 0), focus);
+    },
+    select(name) {
+      const v = info.byName.get(name);
+      if (v !== void 0) act.select(v);
+    },
+    expandAll() {
+      ui.buttons.expand.onclick();
+    },
+    redraw: painter.redraw
+  };
+}
+
+// ext/compilescope/static/partition.js
+function renderPartition(box, c, onSaved) {
+  const p = c.partition;
+  box.appendChild(el("div", { class: "cs-partition-head" }, p.headline));
+  box.appendChild(el("div", { class: "cs-muted" }, "Click a saved tensor to see where the forward makes it and where the backward uses it."));
+  const body = el("div", { class: "cs-partition-body" });
+  const table = el("table", { class: "cs-table cs-saved-table" });
+  const hr = el("tr");
+  for (const h of ["saved", "type", "bytes", "what it is", "backward users"]) hr.appendChild(el("th", {}, h));
+  table.appendChild(hr);
+  const rank = (s) => (p.kinds[s.name] || "").startsWith("activation") ? 0 : 1;
+  const rows = [...c.saved].sort((a, b) => rank(a) - rank(b) || (b.bytes || 0) - (a.bytes || 0));
+  for (const s of rows) {
+    const tr = el("tr", { class: "cs-saved-row", "data-kind": (p.kinds[s.name] || "").split(" ")[0] });
+    tr.append(
+      el("td", {}, s.name),
+      el("td", {}, s.type),
+      el("td", {}, formatBytes(s.bytes)),
+      el("td", {}, p.kinds[s.name] || ""),
+      el("td", {}, String(s.users.length))
+    );
+    tr.onclick = () => onSaved(s);
+    table.appendChild(tr);
+  }
+  body.appendChild(table);
+  box.appendChild(body);
+  if (p.recomputed.length) {
+    box.appendChild(el(
+      "div",
+      { class: "cs-muted cs-recomputed" },
+      `recomputed in the backward (orange in the partition graph; dashed purple edges cross the cut): ${p.recomputed.join(", ")}`
+    ));
+  }
+  if (p.sweep) body.appendChild(sweepChart(p.sweep, p.sweep_flops));
+  else if (p.lab) body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not available: ${p.lab}`));
+  else body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not run for this compile (its joint graph is large); run ${p.hint} and show the capture again`));
+}
+function sweepChart(points, byFlops) {
+  const NS = "http://www.w3.org/2000/svg";
+  const W = 480, H = 240, L = 64, R = 16, T = 24, B = 40;
+  const svgEl = (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    if (text !== void 0) e.textContent = String(text);
+    return e;
+  };
+  const yOf = (q) => byFlops ? q.recompute_flops / 1e6 : q.recomputed_ops;
+  const unit = Math.max(...points.map((q) => q.activation_bytes)) >= 2 ** 20 ? ["MiB", 2 ** 20] : ["KiB", 1024];
+  const xs = points.map((q) => q.activation_bytes / unit[1]), ys = points.map(yOf);
+  const xMax = Math.max(...xs) || 1, yMax = Math.max(...ys) || 1;
+  const px = (x) => L + x / xMax * (W - L - R), py = (y) => H - B - y / yMax * (H - T - B);
+  const wrap = el("div", { class: "cs-sweep" });
+  const svg = svgEl("svg", { width: W, height: H, class: "cs-sweep-chart", "font-family": "sans-serif", "font-size": 11 });
+  svg.appendChild(svgEl("text", { x: L, y: 14, "font-weight": "bold" }, "activation memory budget sweep"));
+  svg.appendChild(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#9ca3af" }));
+  svg.appendChild(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#9ca3af" }));
+  svg.appendChild(svgEl("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, `activation memory (${unit[0]})`));
+  svg.appendChild(svgEl("text", { x: 12, y: (T + H - B) / 2, transform: `rotate(-90 12 ${(T + H - B) / 2})`, "text-anchor": "middle" }, byFlops ? "recomputed MFLOP (matmul, conv)" : "recomputed ops"));
+  for (const [v, y] of [[0, H - B + 14], [xMax, H - B + 14]]) svg.appendChild(svgEl("text", { x: px(v), y, "text-anchor": "middle", fill: "#555" }, v.toFixed(2)));
+  for (const v of [0, yMax]) svg.appendChild(svgEl("text", { x: L - 4, y: py(v) + 4, "text-anchor": "end", fill: "#555" }, byFlops ? v.toFixed(1) : String(v)));
+  const minCut = points.filter((q) => q.partitioner === "min_cut");
+  svg.appendChild(svgEl("polyline", { points: minCut.map((q) => `${px(q.activation_bytes / unit[1])},${py(yOf(q))}`).join(" "), fill: "none", stroke: "#6366f1" }));
+  const detail = el("div", { class: "cs-muted cs-sweep-detail" }, "Hover or click a point: min-cut at a budget (circles), the default partitioner (square), the compile's own choice (ringed in red).");
+  const describe = (q) => `${q.partitioner}${q.partitioner === "min_cut" ? `, budget ${q.budget}` : ""}${q.captured ? " (what the compile did)" : ""}: activations ${formatBytes(q.activation_bytes)}, ${q.saved} saved, ${q.recomputed_ops} ops recomputed${q.recompute_flops !== null ? `, ${(q.recompute_flops / 1e6).toFixed(1)} MFLOP` : ""}`;
+  const sameSpot = /* @__PURE__ */ new Map();
+  points.forEach((q, i) => {
+    const k = `${q.partitioner} ${xs[i]} ${ys[i]}`;
+    sameSpot.set(k, [...sameSpot.get(k) || [], q]);
+  });
+  points.forEach((q, i) => {
+    const x = px(xs[i]), y = py(ys[i]);
+    const spot = sameSpot.get(`${q.partitioner} ${xs[i]} ${ys[i]}`);
+    const title = spot.length > 1 && q.partitioner === "min_cut" ? `budgets ${spot.map((o) => o.budget).join(", ")}: the same partition. ${describe(q)}` : describe(q);
+    const mark = q.partitioner === "default" ? svgEl("rect", { x: x - 5, y: y - 5, width: 10, height: 10, fill: "#f59e0b", class: "cs-sweep-point" }) : svgEl("circle", { cx: x, cy: y, r: 5, fill: "#6366f1", class: "cs-sweep-point" });
+    mark.setAttribute("data-budget", String(q.budget));
+    mark.setAttribute("data-partitioner", q.partitioner);
+    mark.appendChild(svgEl("title", {}, title));
+    mark.style.cursor = "pointer";
+    mark.addEventListener("click", () => {
+      detail.textContent = title;
+    });
+    svg.appendChild(mark);
+    if (q.captured) svg.appendChild(svgEl("circle", { cx: x, cy: y, r: 10, fill: "none", stroke: "#dc2626", "stroke-width": 2, class: "cs-sweep-captured" }));
+  });
+  wrap.append(svg, detail);
+  return wrap;
+}
+
+// ext/compilescope/static/result_graphs.js
+var SAVED_STAGES = ["aot_forward_graph", "aot_backward_graph", "partition"];
+function renderGraphs(ctx, pane) {
+  const { data } = ctx;
+  const explorers = /* @__PURE__ */ new Map();
+  const stageBar = el("div", { class: "cs-stagebar" });
+  const graphArea = el("div", { class: "cs-grapharea" });
+  const savedBox = el("div", { class: "cs-saved" });
+  const textBox = el("details", { class: "cs-text" });
+  textBox.style.display = "none";
+  pane.append(ctx.compileSelect(() => renderStages()), stageBar, savedBox, graphArea, textBox);
+  let stageIndex = 0;
+  function renderStages() {
+    const c = data.compiles[ctx.compileIndex];
+    stageBar.textContent = "";
+    c.stages.forEach((st) => {
+      const b = el("button", { class: "cs-btn cs-stage", "data-stage": st.kind, "data-graph": String(st.graph) }, `${st.label} (${st.nodes})`);
+      b.onclick = () => openGraph(ctx.compileIndex, st.graph);
+      stageBar.appendChild(b);
+    });
+    if (!c.stages.length) stageBar.appendChild(el("span", { class: "cs-muted" }, "no graphs were logged for this compile id"));
+    else openGraph(ctx.compileIndex, c.stages[Math.min(stageIndex, c.stages.length - 1)].graph, null, true);
+  }
+  function explorerFor(ci, graphIndex) {
+    let ex = explorers.get(graphIndex);
+    if (!ex) {
+      const holder = el("div", {});
+      graphArea.appendChild(holder);
+      ex = createExplorer(holder, data.graphs[graphIndex], {
+        onKernel: (name) => ctx.openKernel(ci, name),
+        onLine: (file, ln) => ctx.showLine(file, ln)
+      });
+      explorers.set(graphIndex, ex);
+    }
+    return ex;
+  }
+  function openGraph(ci, graphIndex, names, quiet) {
+    if (ci !== ctx.compileIndex) {
+      ctx.compileIndex = ci;
+      for (const [s] of ctx.selectors) s.value = String(ci);
+      renderStages();
+    }
+    const c = data.compiles[ci];
+    const st = c.stages.find((s) => s.graph === graphIndex);
+    stageIndex = c.stages.indexOf(st);
+    for (const b of stageBar.children) b.classList.toggle("cs-on", b.getAttribute("data-graph") === String(st.graph));
+    for (const ex2 of explorers.values()) ex2.root.style.display = "none";
+    const ex = explorerFor(ci, graphIndex);
+    ex.root.style.display = "";
+    ctx.activeExplorer = ex;
+    textBox.textContent = "";
+    textBox.style.display = st.text ? "" : "none";
+    if (st.text) {
+      textBox.appendChild(el("summary", {}, "graph as torch printed it"));
+      textBox.appendChild(highlight(st.text));
+    }
+    renderSaved(c, st);
+    if (!quiet) ctx.showTab("graphs");
+    ex.redraw();
+    if (names) ex.highlightNames(names);
+  }
+  function renderSaved(c, st) {
+    savedBox.textContent = "";
+    if (!c.partition || !SAVED_STAGES.includes(st.kind)) return;
+    renderPartition(savedBox, c, (s) => {
+      const part = c.stages.find((x) => x.kind === "partition");
+      if (part) openGraph(ctx.compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
+      else if (ctx.activeExplorer) ctx.activeExplorer.highlightNames([s.name, ...s.users]);
+    });
+  }
+  ctx.openGraph = openGraph;
+}
+
+// ext/compilescope/static/result_guards.js
+function symbolTable(c) {
+  const t = el("table", { class: "cs-table" });
+  const hr = el("tr");
+  for (const h of ["symbol", "source", "value", "range"]) hr.appendChild(el("th", {}, h));
+  t.appendChild(hr);
+  for (const s of c.symbols) {
+    const tr = el("tr");
+    tr.append(mathCell(s.math, s.name), el("td", {}, s.source), el("td", {}, s.value), el("td", { class: "cs-math" }, s.range));
+    t.appendChild(tr);
+  }
+  return t;
+}
+function renderGuards(ctx, pane) {
+  const guardBox = el("div");
+  pane.append(ctx.compileSelect(() => renderCompile()), guardBox);
+  function renderCompile() {
+    const c = ctx.data.compiles[ctx.compileIndex];
+    guardBox.textContent = "";
+    if (c.symbols.length) {
+      guardBox.appendChild(el("h4", {}, "symbols"));
+      guardBox.appendChild(symbolTable(c));
+    }
+    if (c.shape_guards.length) {
+      guardBox.appendChild(el("h4", {}, "guards on symbolic shapes"));
+      for (const gd of c.shape_guards) {
+        const d = mathCell(gd.math, gd.expr, "div");
+        d.title = gd.expr;
+        if (gd.loc) d.appendChild(el("span", { class: "cs-muted" }, `  ${gd.loc[0].split("/").pop()}:${gd.loc[1]}`));
+        guardBox.appendChild(d);
+      }
+    }
+    if (!c.symbols.length && !c.shape_guards.length) guardBox.appendChild(el("p", { class: "cs-muted" }, "static shapes: no symbols (use --dynamic to see symbolic shapes)"));
+    if (c.guards) {
+      guardBox.appendChild(el("h4", {}, "Dynamo guards"));
+      guardBox.appendChild(el("pre", { class: "cs-pre" }, c.guards));
+    }
+  }
+}
+
+// ext/compilescope/static/result_overview.js
+function renderSaid(data, openCompile) {
+  const n = data.messages.length;
+  const said = el("details", { class: "cs-said", "data-said": String(n) });
+  said.open = true;
+  said.appendChild(el("summary", {}, `torch said (${n} warning${n > 1 ? "s" : ""})`));
+  for (const m of data.messages) {
+    const row = el("div", { class: "cs-said-item" });
+    const ci = data.compiles.findIndex((c) => c.id === m.compile_id);
+    if (ci >= 0) {
+      const link = el("button", { class: "cs-link", "data-link": "compile" }, m.compile_id);
+      link.style.display = "inline";
+      link.onclick = () => openCompile(ci);
+      row.appendChild(link);
+    } else if (m.compile_id) row.appendChild(el("span", {}, `[${m.compile_id}] `));
+    row.appendChild(el("span", { class: "cs-muted" }, ` ${m.origin} ${m.where}${m.count > 1 ? ` (${m.count} times)` : ""}`));
+    row.appendChild(el("pre", {}, m.text));
+    said.appendChild(row);
+  }
+  return said;
+}
+function compileTable(ctx) {
+  const table = el("table", { class: "cs-table" });
+  const hr = el("tr");
+  for (const h of ["compile id", "frame", "ops per stage", "kernels", "activations for bwd", "compile time", "status"]) hr.appendChild(el("th", {}, h));
+  table.appendChild(hr);
+  ctx.data.compiles.forEach((c, ci) => {
+    const tr = el("tr");
+    const idButton = el("button", { class: "cs-link" }, c.id);
+    idButton.onclick = () => {
+      ctx.setCompile(ci);
+      ctx.showTab("graphs");
+    };
+    const td = el("td");
+    td.appendChild(idButton);
+    tr.appendChild(td);
+    const f = c.frame;
+    tr.appendChild(el("td", {}, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
+    tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
+    tr.appendChild(el("td", {}, c.kernels.length || ""));
+    tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
+    tr.appendChild(el("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
+    tr.appendChild(el("td", {}, c.status));
+    table.appendChild(tr);
+  });
+  return table;
+}
+function renderOverview(ctx, p) {
+  const { data } = ctx;
+  if (data.ranks_html) {
+    const holder = el("div", { class: "cs-rank-report" });
+    holder.innerHTML = data.ranks_html;
+    p.appendChild(holder);
+  }
+  p.appendChild(compileTable(ctx));
+  data.compiles.forEach((c) => {
+    for (const b of c.breaks) {
+      const where = b.loc ? b.cell !== null ? ` at cell [${b.cell}] line ${b.loc[1]}` : ` at ${b.loc[0]}:${b.loc[1]}` : "";
+      const div = el("div", { class: "cs-break" });
+      div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${c.id}${where}`));
+      div.appendChild(el("pre", { class: "cs-pre" }, b.reason));
+      if (b.loc) div.onclick = () => ctx.showLine(b.loc[0], b.loc[1]);
+      p.appendChild(div);
+    }
+    for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
+    if (c.failure) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
+  });
+  if (data.messages && data.messages.length) p.appendChild(renderSaid(data, (ci) => {
+    ctx.setCompile(ci);
+    ctx.showTab("graphs");
+  }));
+  if (data.charts && data.charts.stages) {
+    const holder = el("div", { class: "cs-chart", "data-chart": "stages" });
+    holder.innerHTML = data.charts.stages;
+    p.appendChild(holder);
+  }
+}
+
+// ext/compilescope/static/result_repro.js
+function renderRepro(ctx, pane) {
+  const reproBox = el("div");
+  pane.append(ctx.compileSelect(() => renderCompile()), reproBox);
+  function renderCompile() {
+    const c = ctx.data.compiles[ctx.compileIndex];
+    reproBox.textContent = "";
+    if (!c.repros.length) {
+      reproBox.appendChild(el("p", { class: "cs-muted" }, "torch logged no runnable repro (fx_graph_runnable) for this compile id"));
+      return;
+    }
+    c.repros.forEach((script, i) => {
+      const name = `repro_${c.id.replace(/[^0-9A-Za-z]+/g, "_")}_${i}.py`;
+      const copy = el("button", { class: "cs-btn" }, `copy ${name}`);
+      copy.onclick = () => navigator.clipboard && navigator.clipboard.writeText(script);
+      const save = el("a", { class: "cs-btn", download: name }, "save");
+      save.href = URL.createObjectURL(new Blob([script], { type: "text/x-python" }));
+      reproBox.append(copy, save, highlight(script));
+    });
+  }
+}
+
+// ext/compilescope/static/timings.js
+function renderTimings(p, data, openKernel) {
+  for (const key of ["timings", "roofline", "memory"]) {
+    if (!data.charts || !data.charts[key]) continue;
+    const holder = el("div", { class: "cs-chart", "data-chart": key });
+    holder.innerHTML = data.charts[key];
+    p.appendChild(holder);
+  }
+  const measured = data.compiles.filter((c) => c.timing);
+  const why = data.source === "live" ? "timings were turned off: --no-time, or capture(..., timings=False)" : "a log holds none; times come from a live capture: %%compile_fx, capture()";
+  if (!measured.length) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
+  for (const c of measured) {
+    const t = c.timing;
+    p.appendChild(el("div", {}, `${c.id} forward: eager ${formatSpread(t.eager)}; compiled ${formatSpread(t.compiled)}${t.speedup ? `; ${t.speedup.toFixed(2)}x` : ""}`));
+    if (t.compiled_backward) {
+      p.appendChild(el("div", { "data-backward": "" }, `${c.id} backward: eager ${formatSpread(t.eager_backward)}; compiled ${formatSpread(t.compiled_backward)}${t.backward_speedup ? `; ${t.backward_speedup.toFixed(2)}x` : ""}`));
+      p.appendChild(el("div", { "data-step": "" }, `${c.id} step (forward + backward): eager ${formatMs(t.eager_step)}, compiled ${formatMs(t.step)}`));
+    }
+    if (t.note) p.appendChild(el("div", { class: "cs-muted" }, t.note));
+    if (t.gap) p.appendChild(el("div", {}, `forward: ${t.gap}`));
+    if (t.backward_gap) p.appendChild(el("div", {}, `backward: ${t.backward_gap}`));
+    if (t.memory) p.appendChild(el("div", { "data-memory": "" }, t.memory));
+    p.appendChild(el("div", { class: "cs-muted" }, `timed: ${t.what}`));
+  }
+  if (data.kernel_rows && data.kernel_rows.length) p.appendChild(kernelRanking(data, data.kernel_rows, openKernel));
+}
+function kernelRanking(data, rows, openKernel) {
+  const rate = (v, unit, peak) => {
+    if (!v) return "";
+    const [scale, prefix] = v >= 1e12 ? [1e12, "T"] : [1e9, "G"];
+    return `${(v / scale).toFixed(1)} ${prefix}${unit}/s${peak ? ` (${(peak * 100).toFixed(0)}% of peak)` : ""}`;
+  };
+  const table = el("table", { class: "cs-table", "data-kernel-rank": "" });
+  const head = el("tr");
+  for (const h of ["#", "compile id", "kernel", "per step", "share", "module", "line", "bandwidth", "FLOP/s"]) head.appendChild(el("th", {}, h));
+  table.appendChild(head);
+  for (const r of rows) {
+    const tr = el("tr");
+    const cells = [
+      String(r.rank),
+      `${r.compile_id} ${r.role}`,
+      r.kernel,
+      formatMs(r.per_step_s),
+      r.share === null ? "" : `${(r.share * 100).toFixed(1)}%`,
+      r.module,
+      r.line,
+      rate(r.bytes_per_s, "B", r.of_peak_bandwidth),
+      rate(r.flops_per_s, "FLOP", r.of_peak_flops)
+    ];
+    for (const text of cells) tr.appendChild(el("td", {}, text));
+    tr.title = r.code || "";
+    tr.style.cursor = "pointer";
+    tr.onclick = () => {
+      const ci = data.compiles.findIndex((c) => c.id === r.compile_id);
+      if (ci >= 0) openKernel(ci, r.kernel);
+    };
+    table.appendChild(tr);
+  }
+  return table;
+}
+
+// ext/compilescope/static/result.js
+var TABS = [["overview", "Overview"], ["graphs", "Graphs"], ["code", "Code"], ["guards", "Guards & shapes"], ["timings", "Timings"], ["repro", "Repro"]];
+function renderHead(root, data) {
+  const head = el("div", { class: "cs-head" });
+  head.appendChild(el("b", {}, "compilescope"));
+  let line = ` ${data.compiles.length} compile ids on ${data.device}`;
+  if (data.torch) line += `, torch ${data.torch}`;
+  if (data.source && data.source !== "live") line += ` \xB7 from ${data.source}`;
+  head.appendChild(document.createTextNode(line));
+  root.appendChild(head);
+  if (data.partial) root.appendChild(el("div", { class: "cs-warn", "data-partial": "1" }, `PARTIAL: ${data.partial}; what compiled before is shown`));
+  for (const s of data.skipped) root.appendChild(el("div", { class: "cs-muted" }, `skipped ${s.count}: ${s.reason}`));
+}
+function resultContext(data) {
+  const cellOf = {};
+  for (const cell of data.cells) cellOf[cell.file] = cell.cell;
+  const biggest = data.compiles.reduce((best, c, i) => c.stages.length && (best < 0 || c.stages[0].nodes > data.compiles[best].stages[0].nodes) ? i : best, -1);
+  const ctx = {
+    data,
+    cellOf,
+    compileIndex: biggest < 0 ? 0 : biggest,
+    activeExplorer: null,
+    selectors: [],
+    compileSelect(onChange) {
+      const s = el("select", { class: "cs-select" });
+      data.compiles.forEach((c, i) => s.appendChild(el("option", { value: String(i) }, `${c.id} ${c.frame.label || c.frame.function || ""}`)));
+      s.onchange = () => ctx.setCompile(Number(s.value));
+      ctx.selectors.push([s, onChange]);
+      return s;
+    },
+    setCompile(i) {
+      ctx.compileIndex = i;
+      for (const [s, cb] of ctx.selectors) {
+        s.value = String(i);
+        cb();
+      }
+    }
+  };
+  return ctx;
+}
+function renderLayout(root, ctx) {
+  const main = el("div", { class: "cs-main" });
+  const cellPane = el("div", { class: "cs-cellpane" });
+  const fold = el("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\xAB cell");
+  cellPane.appendChild(fold);
+  const setFolded = (on) => {
+    cellPane.classList.toggle("cs-folded", on);
+    fold.textContent = on ? "cell \xBB" : "\xAB cell";
+    if (ctx.activeExplorer) ctx.activeExplorer.redraw();
+  };
+  fold.onclick = (ev) => {
+    ev.stopPropagation();
+    setFolded(!cellPane.classList.contains("cs-folded"));
+  };
+  cellPane.addEventListener("click", () => {
+    if (cellPane.classList.contains("cs-folded")) setFolded(false);
+  });
+  const right = el("div", { class: "cs-right" });
+  if (ctx.data.cells.length) main.appendChild(cellPane);
+  main.appendChild(right);
+  root.appendChild(main);
+  return { cellPane, right, setFolded };
+}
+function renderTabs(right, ctx) {
+  const tabBar = el("div", { class: "cs-tabs", role: "tablist" });
+  const panes = {};
+  const tabNames = [...TABS];
+  if (ctx.data.diff) tabNames.push(["diff", "Diff"]);
+  for (const [key, label] of tabNames) {
+    const b = el("button", { class: "cs-tab", "data-tab": key, role: "tab" }, label);
+    b.onclick = () => ctx.showTab(key);
+    tabBar.appendChild(b);
+    panes[key] = el("div", { class: "cs-pane", "data-pane": key });
+  }
+  right.appendChild(tabBar);
+  for (const p of Object.values(panes)) right.appendChild(p);
+  ctx.showTab = (key) => {
+    for (const [k, p] of Object.entries(panes)) p.style.display = k === key ? "" : "none";
+    for (const b of tabBar.children) b.classList.toggle("cs-on", b.getAttribute("data-tab") === key);
+    if (key === "graphs" && ctx.activeExplorer) ctx.activeExplorer.redraw();
+  };
+  return panes;
+}
+function foldWhenNarrow(root, data, setFolded) {
+  const decideFold = (width) => {
+    if (data.cells.length && width < 1100) setFolded(true);
+  };
+  if (root.clientWidth) decideFold(root.clientWidth);
+  else if (window.ResizeObserver) {
+    const watch = new ResizeObserver(() => {
+      if (root.clientWidth) {
+        watch.disconnect();
+        decideFold(root.clientWidth);
+      }
+    });
+    watch.observe(root);
+  }
+}
+function renderResult(host, data) {
+  const root = el("div", { class: "cs-root" });
+  host.appendChild(root);
+  renderHead(root, data);
+  const ctx = resultContext(data);
+  const { cellPane, right, setFolded } = renderLayout(root, ctx);
+  const panes = renderTabs(right, ctx);
+  renderCellPane(ctx, cellPane);
+  renderOverview(ctx, panes.overview);
+  renderGraphs(ctx, panes.graphs);
+  renderCode(ctx, panes.code);
+  renderGuards(ctx, panes.guards);
+  renderTimings(panes.timings, data, ctx.openKernel);
+  renderRepro(ctx, panes.repro);
+  if (data.diff) renderDiff(panes.diff, data.diff);
+  for (const [s, cb] of ctx.selectors) {
+    s.value = String(ctx.compileIndex);
+    cb();
+  }
+  ctx.showTab("overview");
+  foldWhenNarrow(root, data, setFolded);
+  root.setAttribute("data-ready", "1");
+  return { showTab: ctx.showTab, openKernel: ctx.openKernel, showLine: ctx.showLine, openGraph: ctx.openGraph };
+}
+
+// ext/compilescope/static/entry_report.js
+renderResult(document.getElementById("cs-app"), JSON.parse(document.getElementById("cs-data").textContent));

@@ -1,0 +1,18 @@
+// One graph in the explorer as an anywidget module: views/widget.py's ExplorerWidget loads the
+// bundle built from this file (static/dist/explorer.js). The state is one JSON string, "data".
+
+import { el } from "./dom.js";
+import { createExplorer } from "./explorer.js";
+
+export default {
+  render({ model, el: host }) {
+    const draw = () => {
+      host.textContent = "";
+      const box = el("div", { class: "cs-root" });
+      host.appendChild(box);
+      createExplorer(box, JSON.parse(model.get("data")));
+    };
+    draw();
+    model.on("change:data", draw);
+  },
+};

@@ -1,0 +1,27 @@
+// Figures and places as text: byte sizes, times, source locations.
+
+export function formatBytes(n) {
+  if (n === null || n === undefined) return "";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`;
+}
+
+// "cell [3] line 2" for a notebook cell's file (its name changes every run), else "file.py:12".
+export function formatLocation(loc, cellOf) {
+  const n = cellOf ? cellOf[loc[0]] : undefined;
+  if (n !== undefined && n !== null) return `cell [${n}] line ${loc[1]}`;
+  return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
+}
+
+export function formatLocations(locs, cellOf) {
+  const shown = locs.filter(Boolean).slice(0, 4).map((l) => formatLocation(l, cellOf));
+  return shown.join(", ") + (locs.length > 4 ? ` +${locs.length - 4}` : "");
+}
+
+export function formatMs(s) { return s === null || s === undefined ? "" : `${(s * 1e3).toFixed(3)} ms`; }
+
+export function formatSpread(t) {
+  return t ? `${formatMs(t.median)} (min ${formatMs(t.min)}, max ${formatMs(t.max)}, n=${t.n})` : "not measured";
+}

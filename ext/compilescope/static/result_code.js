@@ -1,0 +1,93 @@
+// The result view's code tab: the chosen compile id's kernels in a table, the picked kernel's
+// source, provenance, launch figures and Triton IR beside it, and the whole output code.
+// Sets ctx.openKernel (result.js says what the context holds).
+
+import { el } from "./dom.js";
+import { formatLocation, formatLocations, formatMs, formatSpread } from "./format.js";
+import { highlight } from "./text.js";
+
+function kernelTable(c, cellOf, onPick) {
+  const table = el("table", { class: "cs-table" });
+  const hr = el("tr");
+  const timed = c.kernels.some((k) => k.time); // no empty column when nothing was timed
+  for (const h of ["kernel", "kind", "calls", ...(timed ? ["median per call"] : []), "nodes", "lines"]) hr.appendChild(el("th", {}, h));
+  table.appendChild(hr);
+  for (const k of c.kernels) {
+    const tr = el("tr", { class: "cs-kernel-row", "data-kernel": k.name });
+    tr.append(el("td", { class: "cs-kname", title: k.name }, k.name), el("td", { title: "language, graph" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`), el("td", {}, k.calls),
+      ...(timed ? [el("td", { title: k.time ? formatSpread(k.time) : "" }, k.time ? formatMs(k.time.median) : "")] : []),
+      el("td", { title: "post-grad nodes it computes" }, k.fused.length), el("td", {}, formatLocations(k.lines, cellOf)));
+    tr.onclick = () => onPick(k);
+    table.appendChild(tr);
+  }
+  return table;
+}
+
+// What the log says of how the kernel ran: launch figures, grid and block, Triton's IR.
+function launchDetails(box, k) {
+  const launch = Object.entries(k.launch || {}).filter(([a]) => a !== "autotune_us");
+  const took = (k.launch || {}).autotune_us;
+  const tuning = took ? ` (chosen by autotuning: compiling and timing the candidates took ${(took / 1e3).toFixed(1)} ms)` : "";
+  if (launch.length) box.appendChild(el("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}${tuning}`));
+  if (k.grid.length) box.appendChild(el("div", { "data-grid": "" }, `launched with grid (${k.grid.join(", ")}), block (${k.block.join(", ")})` + (k.registers ? `, ${k.registers} registers per thread` : "") + " (profiler)"));
+}
+
+function irDetails(box, k) {
+  for (const [stage, text] of Object.entries(k.ir || {})) {
+    const d = el("details", { class: "cs-text", "data-ir": stage });
+    d.appendChild(el("summary", {}, `Triton IR: ${stage.toUpperCase()} (${text.split("\n").length} lines, from Triton's cache)`));
+    d.appendChild(el("pre", {}, text));
+    box.appendChild(d);
+  }
+  if (k.lang === "triton" && !Object.keys(k.ir || {}).length) box.appendChild(el("div", { class: "cs-muted" }, "Triton IR: not found in Triton's cache (a log read offline, or a cache hit from another process)"));
+}
+
+export function renderCode(ctx, codePane) {
+  const { data, cellOf } = ctx;
+  codePane.classList.add("cs-codepane");
+  const kernelList = el("div", { class: "cs-kernels" });
+  const kernelShow = el("div", { class: "cs-kernel" });
+  codePane.append(ctx.compileSelect(() => renderKernels()), kernelList, kernelShow);
+  function renderKernels() {
+    const c = data.compiles[ctx.compileIndex];
+    kernelList.textContent = ""; kernelShow.textContent = "";
+    if (!c.kernels.length) { kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)")); return; }
+    kernelList.appendChild(kernelTable(c, cellOf, (k) => showKernel(c, k)));
+    showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
+    for (const o of c.output_code) {
+      const d = el("details", { class: "cs-text" });
+      d.appendChild(el("summary", {}, `whole output code (${o.role || o.aot_id || "module"})`));
+      d.appendChild(highlight(o.text));
+      kernelList.appendChild(d);
+    }
+  }
+  function showKernel(c, k, quiet) {
+    kernelShow.textContent = "";
+    for (const row of kernelList.querySelectorAll(".cs-kernel-row")) row.classList.toggle("cs-on", row.getAttribute("data-kernel") === k.name);
+    kernelShow.appendChild(el("h4", { title: k.name }, `${k.lang} kernel ${k.name}`));
+    if (k.time) kernelShow.appendChild(el("div", {}, `time per call: ${formatSpread(k.time)}, ${k.calls_per_run} calls per run`));
+    if (k.bandwidth) kernelShow.appendChild(el("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
+    const lines = k.lines.filter(Boolean);
+    if (!quiet) ctx.markLines(lines); // a click marks the kernel's lines; the first pick does not
+    kernelShow.setAttribute("data-lines", String(lines.length));
+    if (k.fused.length && k.post_graph !== null && k.post_graph !== undefined) {
+      const b = el("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
+      b.onclick = () => ctx.openGraph(ctx.compileIndex, k.post_graph, k.fused);
+      kernelShow.appendChild(b);
+      kernelShow.appendChild(el("div", { class: "cs-muted" }, `fuses: ${k.fused.join(", ")}`));
+    } else {
+      kernelShow.appendChild(el("div", { class: "cs-muted" }, "no provenance recorded for this kernel"));
+    }
+    if (lines.length) kernelShow.appendChild(el("div", { class: "cs-muted" }, `from lines: ${lines.map((l) => formatLocation(l, cellOf)).join(", ")}`));
+    if (k.aten.length) kernelShow.appendChild(el("div", { class: "cs-muted" }, `ATen ops: ${k.aten.join(", ")}`));
+    launchDetails(kernelShow, k);
+    kernelShow.appendChild(highlight(k.source || "(an extern call: no generated source)"));
+    irDetails(kernelShow, k);
+  }
+  ctx.openKernel = (ci, name) => {
+    ctx.setCompile(ci);
+    ctx.showTab("code");
+    const k = data.compiles[ci].kernels.find((x) => x.name === name);
+    if (k) showKernel(data.compiles[ci], k);
+  };
+}

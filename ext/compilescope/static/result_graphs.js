@@ -1,0 +1,74 @@
+// The result view's graphs tab: one button per stage of the chosen compile id, an explorer per
+// graph (made when first shown, then kept), the graph as torch printed it, and the partition's
+// saved tensors. Sets ctx.openGraph (result.js says what the context holds).
+
+import { el } from "./dom.js";
+import { createExplorer } from "./explorer.js";
+import { renderPartition } from "./partition.js";
+import { highlight } from "./text.js";
+
+const SAVED_STAGES = ["aot_forward_graph", "aot_backward_graph", "partition"];
+
+export function renderGraphs(ctx, pane) {
+  const { data } = ctx;
+  const explorers = new Map();
+  const stageBar = el("div", { class: "cs-stagebar" });
+  const graphArea = el("div", { class: "cs-grapharea" });
+  const savedBox = el("div", { class: "cs-saved" });
+  const textBox = el("details", { class: "cs-text" });
+  textBox.style.display = "none";
+  pane.append(ctx.compileSelect(() => renderStages()), stageBar, savedBox, graphArea, textBox);
+  let stageIndex = 0;
+  function renderStages() {
+    const c = data.compiles[ctx.compileIndex];
+    stageBar.textContent = "";
+    c.stages.forEach((st) => {
+      const b = el("button", { class: "cs-btn cs-stage", "data-stage": st.kind, "data-graph": String(st.graph) }, `${st.label} (${st.nodes})`);
+      b.onclick = () => openGraph(ctx.compileIndex, st.graph);
+      stageBar.appendChild(b);
+    });
+    if (!c.stages.length) stageBar.appendChild(el("span", { class: "cs-muted" }, "no graphs were logged for this compile id"));
+    else openGraph(ctx.compileIndex, c.stages[Math.min(stageIndex, c.stages.length - 1)].graph, null, true);
+  }
+  function explorerFor(ci, graphIndex) {
+    let ex = explorers.get(graphIndex);
+    if (!ex) {
+      const holder = el("div", {});
+      graphArea.appendChild(holder);
+      ex = createExplorer(holder, data.graphs[graphIndex], {
+        onKernel: (name) => ctx.openKernel(ci, name),
+        onLine: (file, ln) => ctx.showLine(file, ln),
+      });
+      explorers.set(graphIndex, ex);
+    }
+    return ex;
+  }
+  function openGraph(ci, graphIndex, names, quiet) {
+    if (ci !== ctx.compileIndex) { ctx.compileIndex = ci; for (const [s] of ctx.selectors) s.value = String(ci); renderStages(); }
+    const c = data.compiles[ci];
+    const st = c.stages.find((s) => s.graph === graphIndex);
+    stageIndex = c.stages.indexOf(st);
+    for (const b of stageBar.children) b.classList.toggle("cs-on", b.getAttribute("data-graph") === String(st.graph));
+    for (const ex of explorers.values()) ex.root.style.display = "none";
+    const ex = explorerFor(ci, graphIndex);
+    ex.root.style.display = "";
+    ctx.activeExplorer = ex;
+    textBox.textContent = "";
+    textBox.style.display = st.text ? "" : "none";
+    if (st.text) { textBox.appendChild(el("summary", {}, "graph as torch printed it")); textBox.appendChild(highlight(st.text)); }
+    renderSaved(c, st);
+    if (!quiet) ctx.showTab("graphs");
+    ex.redraw();
+    if (names) ex.highlightNames(names);
+  }
+  function renderSaved(c, st) {
+    savedBox.textContent = "";
+    if (!c.partition || !SAVED_STAGES.includes(st.kind)) return;
+    renderPartition(savedBox, c, (s) => {
+      const part = c.stages.find((x) => x.kind === "partition");
+      if (part) openGraph(ctx.compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
+      else if (ctx.activeExplorer) ctx.activeExplorer.highlightNames([s.name, ...s.users]);
+    });
+  }
+  ctx.openGraph = openGraph;
+}

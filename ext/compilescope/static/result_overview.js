@@ -1,0 +1,78 @@
+// The result view's overview tab: ranks of a job, one row per compile id, graph breaks,
+// recompiles and failures, what torch said, and the stages chart.
+
+import { el } from "./dom.js";
+
+// torch's warnings of the cell, each once, with a link to the compile id it was said in.
+function renderSaid(data, openCompile) {
+  const n = data.messages.length;
+  const said = el("details", { class: "cs-said", "data-said": String(n) });
+  said.open = true;
+  said.appendChild(el("summary", {}, `torch said (${n} warning${n > 1 ? "s" : ""})`));
+  for (const m of data.messages) {
+    const row = el("div", { class: "cs-said-item" });
+    const ci = data.compiles.findIndex((c) => c.id === m.compile_id);
+    if (ci >= 0) {
+      const link = el("button", { class: "cs-link", "data-link": "compile" }, m.compile_id);
+      link.style.display = "inline";
+      link.onclick = () => openCompile(ci);
+      row.appendChild(link);
+    } else if (m.compile_id) row.appendChild(el("span", {}, `[${m.compile_id}] `));
+    row.appendChild(el("span", { class: "cs-muted" }, ` ${m.origin} ${m.where}${m.count > 1 ? ` (${m.count} times)` : ""}`));
+    row.appendChild(el("pre", {}, m.text));
+    said.appendChild(row);
+  }
+  return said;
+}
+
+function compileTable(ctx) {
+  const table = el("table", { class: "cs-table" });
+  const hr = el("tr");
+  for (const h of ["compile id", "frame", "ops per stage", "kernels", "activations for bwd", "compile time", "status"]) hr.appendChild(el("th", {}, h));
+  table.appendChild(hr);
+  ctx.data.compiles.forEach((c, ci) => {
+    const tr = el("tr");
+    const idButton = el("button", { class: "cs-link" }, c.id);
+    idButton.onclick = () => { ctx.setCompile(ci); ctx.showTab("graphs"); };
+    const td = el("td"); td.appendChild(idButton); tr.appendChild(td);
+    const f = c.frame;
+    tr.appendChild(el("td", {}, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
+    tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
+    tr.appendChild(el("td", {}, c.kernels.length || ""));
+    tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
+    tr.appendChild(el("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
+    tr.appendChild(el("td", {}, c.status));
+    table.appendChild(tr);
+  });
+  return table;
+}
+
+export function renderOverview(ctx, p) {
+  const { data } = ctx;
+  // Several ranks of a job first: which agree, and where each group parts from the others.
+  if (data.ranks_html) {
+    const holder = el("div", { class: "cs-rank-report" });
+    holder.innerHTML = data.ranks_html; // built and escaped in Python (views/ranks_html.py)
+    p.appendChild(holder);
+  }
+  p.appendChild(compileTable(ctx));
+  data.compiles.forEach((c) => {
+    for (const b of c.breaks) {
+      const where = b.loc ? (b.cell !== null ? ` at cell [${b.cell}] line ${b.loc[1]}` : ` at ${b.loc[0]}:${b.loc[1]}`) : "";
+      const div = el("div", { class: "cs-break" });
+      div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${c.id}${where}`));
+      div.appendChild(el("pre", { class: "cs-pre" }, b.reason));
+      if (b.loc) div.onclick = () => ctx.showLine(b.loc[0], b.loc[1]);
+      p.appendChild(div);
+    }
+    for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
+    if (c.failure) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
+  });
+  // What torch said during the cell, once, by compile id (not as stderr under the view).
+  if (data.messages && data.messages.length) p.appendChild(renderSaid(data, (ci) => { ctx.setCompile(ci); ctx.showTab("graphs"); }));
+  if (data.charts && data.charts.stages) {
+    const holder = el("div", { class: "cs-chart", "data-chart": "stages" });
+    holder.innerHTML = data.charts.stages; // matplotlib's SVG, text escaped (views/figures.py)
+    p.appendChild(holder);
+  }
+}
