@@ -24,7 +24,7 @@ def to_html(capture: Capture, path: str, before: Capture | None = None) -> str:
     capture = _as_capture(capture, "to_html", "capture")
     if before is not None:
         before = _as_capture(before, "to_html", "before")
-    return write(capture, path, before)
+    return write(capture, path, before, findings(capture))
 
 
 def _register_html_formatters() -> None:
@@ -125,9 +125,11 @@ def show(capture: Capture, before: Capture | None = None) -> None:
             print(diff(before, capture).summary())
         return
 
+    from .magic import trier
     from .views.result_view import result_view
 
-    display(result_view(capture, before))
+    found = findings(capture)
+    display(result_view(capture, before, found, on_try=trier(capture, found)))
     if len(capture.ranks) > 1:
         from IPython.display import HTML
 

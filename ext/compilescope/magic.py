@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -281,8 +282,9 @@ class CompileFxMagics(Magics):
                 from .model.findings import findings
                 from .trace.graph_break_registry import load
 
+                found = findings(capture, load())
                 # built now: a bug of ours falls back here
-                view = result_view(capture, before, findings(capture, load()))
+                view = result_view(capture, before, found, on_try=trier(capture, found))
             except Exception as error:  # our bug must not hide the user's result
                 print(
                     f"compilescope: could not render the view ({type(error).__name__}: {error}); text summary:"
@@ -328,6 +330,24 @@ def _fix_held(fixing, replay):
             raise UsageError(f"--fix: {error}") from None
         stack.callback(torch_bridge.reset_dynamo)
         yield
+
+
+def trier(capture: Capture, found: tuple) -> Callable[[int], dict] | None:
+    """What the view's "try this fix" button calls: try finding N's fix on `capture` (run again
+    with the fix; settings restored), as the view's data. None when the capture cannot be
+    run again (a log, `capturing()`)."""
+    from .live.pipeline import replay_of
+
+    if replay_of(capture) is None:
+        return None
+
+    def try_number(number: int) -> dict:
+        from .live.fixes import try_fix
+        from .views.findings_view import fix_trial_data
+
+        return fix_trial_data(try_fix(capture, found[number - 1]))
+
+    return try_number
 
 
 class _Unset:

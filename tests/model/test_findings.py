@@ -239,3 +239,29 @@ def test_activation_memory_against_the_budget_sweep(loaded):
     )  # fmt: skip
     assert f.cost.bytes == now and f.cost.saved_bytes == now - now // 2
     assert "recomputes 3 ops" in f.fix.tradeoff
+
+
+def test_activation_memory_leaves_out_the_point_without_a_budget(loaded):
+    # The re-partition without a budget (None) saves the most here, but it is no setting to
+    # suggest, and None cannot be compared with a budget when picking the largest one.
+    capture = loaded("module_backward")
+    c = capture["0/0"]
+    now = c.partition.activation_bytes
+    assert now > 0
+
+    def point(budget, nbytes, recomputed):
+        meta = TensorMeta("u8", (str(nbytes),), ("1",), "cpu")
+        saved = (SavedTensor("a", meta, kind="activation"),) if nbytes else ()
+        names = tuple(f"r{i}" for i in range(recomputed))
+        return Repartition("min_cut", budget, Partition(saved, names, 0, None, "min_cut", budget))
+
+    sweep = (point(0.2, now // 4, 6), point(0.5, now // 2, 3), point(None, now // 8, 0))
+    capture = replace(capture, compiles=(replace(c, repartitions=sweep),))
+    (f,) = of_kind(findings(capture), "activation_memory")
+    # Among the budgets set (0.2, 0.5), 0.5 is the largest with half the possible saving.
+    (setting,) = f.fix.settings
+    assert (setting.target, setting.op, setting.value) == (
+        "torch._functorch.config.activation_memory_budget", "set", 0.5
+    )  # fmt: skip
+    assert f.cost.saved_bytes == now - now // 2
+    assert "memory budget of 0.5 saves" in f.what

@@ -13,6 +13,7 @@ from ..model.capture import Capture
 from ..model.finding import Finding, Fix, Setting
 from ..model.fix_trial import FixTrial
 from . import torch_bridge
+from .options import CompileOptions
 from .pipeline import Replay, replay_of
 
 _IDENTIFIER_CHAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
@@ -122,9 +123,7 @@ def try_fix(
     how = replay.how
     for setting in fix.settings:
         if setting.op == "compile_kwarg":
-            if setting.target not in ("dynamic", "fullgraph", "mode", "backend"):
-                raise ValueError(f"torch.compile has no option {setting.target!r} to set here")
-            how = replace(how, **{setting.target: setting.value})
+            how = with_compile_kwarg(how, setting)
     marks = [s for s in fix.settings if s.op == "mark_dynamic"]
     before = capture
     if baseline:
@@ -139,6 +138,23 @@ def try_fix(
     finally:
         torch_bridge.reset_dynamo()  # nothing compiled under the fix outlives the trial
     return FixTrial(finding, fix, before, after)
+
+
+def with_compile_kwarg(how: CompileOptions, setting: Setting) -> CompileOptions:
+    """`how` with the torch.compile option a "compile_kwarg" setting names set to its value;
+    a ValueError for an option not settable here, or a value of the wrong type."""
+    target, value = setting.target, setting.value
+    if target not in ("dynamic", "fullgraph", "mode", "backend"):
+        raise ValueError(f"torch.compile has no option {target!r} to set here")
+    if target == "dynamic" and (value is None or isinstance(value, bool)):
+        return replace(how, dynamic=value)
+    if target == "fullgraph" and isinstance(value, bool):
+        return replace(how, fullgraph=value)
+    if target == "mode" and (value is None or isinstance(value, str)):
+        return replace(how, mode=value)
+    if target == "backend" and isinstance(value, str):
+        return replace(how, backend=value)
+    raise ValueError(f"torch.compile's {target}= cannot be {value!r} ({type(value).__name__})")
 
 
 @contextlib.contextmanager
@@ -166,4 +182,6 @@ def marked_dynamic(replay: Replay, marks: list[Setting]) -> Iterator[None]:
         yield
     finally:
         for value, before in marked:
-            value._dynamo_dynamic_indices = before
+            # torch._dynamo.mark_dynamic sets this attribute on the tensor at runtime
+            # (torch/_dynamo/decorators.py); torch's stubs do not declare it.
+            setattr(value, "_dynamo_dynamic_indices", before)  # noqa: B010

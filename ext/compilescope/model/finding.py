@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from ..common import short_path
 
@@ -69,7 +70,7 @@ class Setting:
 
     target: str
     op: str
-    value: bool | int | float | str | dict | None = None
+    value: bool | int | float | str | dict[str, Any] | None = None
 
     def python(self) -> str:
         """The setting as a line of Python a person could type."""
@@ -179,13 +180,13 @@ class Finding:
     def fix(self) -> Fix | None:
         return self.fixes[0] if self.fixes else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (tuples as lists)."""
-        return _plain(asdict(self))
+        return {k: _plain(v) for k, v in asdict(self).items()}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Finding:
-        def place(d: dict | None) -> Place | None:
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        def place(d: dict[str, Any] | None) -> Place | None:
             return Place(**d) if d else None
 
         fixes = tuple(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .capture import Capture
 from .compile import Compile, GraphBreak
 from .finding import Cost, Counts, Finding, Fix, Place, TorchText
-from .findings_places import frame_key, frame_of, split_places
+from .findings_places import FrameKey, frame_key, frame_of, split_places
 from .torch_hints import Registry, hint_fixes, torch_texts
 
 _DATA_DEPENDENT = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
@@ -26,7 +26,7 @@ class _Cause:
     user: Place | None
     at: Place | None
     breaks: list[tuple[Compile, GraphBreak]] = field(default_factory=list)
-    eager: set = field(default_factory=set)  # frame keys that fell back to eager
+    eager: set[FrameKey] = field(default_factory=set)  # frame keys that fell back to eager
 
 
 def break_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
@@ -104,7 +104,9 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
     )
 
 
-def _involved(c: Compile, broken: set, resumes: set) -> bool:
+def _involved(
+    c: Compile, broken: set[tuple[FrameKey, int | None, int]], resumes: set[tuple[str, str]]
+) -> bool:
     """A compile the cause touches: one that broke, a later attempt of it (a restart), or the
     resume function Dynamo made after the break (`torch_dynamo_resume_in_<fn>_at_<line>`)."""
     key = frame_key(c)
@@ -113,9 +115,9 @@ def _involved(c: Compile, broken: set, resumes: set) -> bool:
     return (c.frame.function, c.frame.file) in resumes
 
 
-def _resume_names(capture: Capture, cause: _Cause) -> set:
+def _resume_names(capture: Capture, cause: _Cause) -> set[tuple[str, str]]:
     """The resume functions the cause's breaks make, with their files."""
-    names = set()
+    names: set[tuple[str, str]] = set()
     for c, brk in cause.breaks:
         frame = frame_of(capture, c)
         # The frame's own line that led to the break (a call, when it broke further in).
@@ -134,7 +136,8 @@ def _what(cause: _Cause, fixes: tuple[Fix, ...], eager: list[str]) -> str:
     first = cause.texts[0]
     adds = [s for f in fixes for s in f.settings if s.op == "add"]
     sets = {s.target.rsplit(".", 1)[-1] for f in fixes for s in f.settings if s.op == "set"}
-    code = (cause.at or cause.user).code if (cause.at or cause.user) else ""
+    place = cause.at or cause.user
+    code = place.code if place else ""
     if adds and isinstance(adds[0].value, dict):
         value = adds[0].value
         name = value.get("ref", "").partition(":")[2] or value.get("method", "")

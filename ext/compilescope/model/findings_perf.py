@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from ..common import human_bytes
 from .capture import Capture
-from .finding import Cost, Finding, Fix, Setting
+from .finding import Cost, Finding, Fix, Place, Setting
 from .findings_places import frame_of, frame_places, place, user_loc
 from .kernel_table import kernel_rows
 
@@ -32,7 +33,9 @@ def fallback_findings(capture: Capture) -> list[Finding]:
     """Ops that run outside Inductor's generated code, by measured share of the step: ATen
     fallbacks always (timed or not), library calls when they take a large share."""
     rows = [r for r in kernel_rows(capture) if r["language"] == "extern"]
-    groups: dict[str, dict] = defaultdict(lambda: {"rows": [], "ids": [], "kernels": []})
+    groups: dict[str, dict[str, list[Any]]] = defaultdict(
+        lambda: {"rows": [], "ids": [], "kernels": []}
+    )
     for r in rows:
         group = groups[r["kernel"]]
         group["rows"].append(r)
@@ -58,7 +61,7 @@ def fallback_findings(capture: Capture) -> list[Finding]:
             if aten
             else f"`{op}` runs as a library call (extern kernel)"
         )
-        fixes = ()
+        fixes: tuple[Fix, ...] = ()
         if not aten and op in _GEMMS and device and not device.startswith("cpu"):
             autotune = Setting("torch._inductor.config.max_autotune", "set", True)
             fixes = (
@@ -112,7 +115,7 @@ def hot_kernel_findings(capture: Capture, top: int = 3) -> list[Finding]:
     return found
 
 
-def _verdict(row: dict, peak_bw: float | None, peak_flops: float | None) -> str:
+def _verdict(row: dict[str, Any], peak_bw: float | None, peak_flops: float | None) -> str:
     """Memory- or compute-bound (FLOPs per byte against the ridge of the measured roofs), and
     the share of the bound's peak it reaches."""
     flops, nbytes = row["flops"], row["bytes"]
@@ -126,7 +129,7 @@ def _verdict(row: dict, peak_bw: float | None, peak_flops: float | None) -> str:
     return "memory-bound" + (f" at {share:.0%} of the measured bandwidth" if share else "")
 
 
-def _kernel_user(capture: Capture, kernel: str, ids: tuple[str, ...]):
+def _kernel_user(capture: Capture, kernel: str, ids: tuple[str, ...]) -> Place | None:
     """The user's line a kernel computes (Inductor's provenance stacks), else the frame's."""
     compiles = [c for c in capture if str(c.id) in ids]
     for c in compiles:
@@ -149,29 +152,28 @@ def memory_findings(capture: Capture, least_saving: float = 0.10) -> list[Findin
         if sweep is None or sweep.captured is None:
             continue
         now = sweep.captured.activation_bytes
-        points = [r for r in sweep.min_cut if r.memory_budget is not None]
-        smaller = [r for r in points if r.partition.activation_bytes < now]
+        # (budget, re-partition) where a budget was set: no budget (None) is not a setting.
+        points = [(r.memory_budget, r) for r in sweep.min_cut if r.memory_budget is not None]
+        smaller = [(b, r) for b, r in points if r.partition.activation_bytes < now]
         if not now or not smaller:
             continue
-        best = min(r.partition.activation_bytes for r in smaller)
+        best = min(r.partition.activation_bytes for _, r in smaller)
         # The largest budget (least recomputation) that gets half the possible saving.
-        pick = max(
-            (r for r in smaller if now - r.partition.activation_bytes >= (now - best) / 2),
-            key=lambda r: r.memory_budget,
+        pick_budget, pick = max(
+            ((b, r) for b, r in smaller if now - r.partition.activation_bytes >= (now - best) / 2),
+            key=lambda point: point[0],
         )
         saved = now - pick.partition.activation_bytes
         if saved < least_saving * now:
             continue
-        budget = Setting(
-            "torch._functorch.config.activation_memory_budget", "set", pick.memory_budget
-        )
+        budget = Setting("torch._functorch.config.activation_memory_budget", "set", pick_budget)
         recomputed = pick.partition.recomputed_ops
         flops = pick.partition.recompute_flops
         found.append(
             Finding(
                 kind="activation_memory",
                 what=f"{c.id} keeps {human_bytes(now)} of activations for the backward; a "
-                f"memory budget of {pick.memory_budget:g} saves {human_bytes(saved)} "
+                f"memory budget of {pick_budget:g} saves {human_bytes(saved)} "
                 f"({saved / now:.0%}).",
                 key=f"activation_memory:{c.id}",
                 user=frame_places(frame_of(capture, c), capture)[0],

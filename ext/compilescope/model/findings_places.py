@@ -82,7 +82,11 @@ def frame_of(capture: Capture, compile_: Compile) -> Frame:
     return compile_.frame
 
 
-def frame_key(compile_: Compile) -> tuple:
+# (rank, compiled autograd id, frame id): see frame_key.
+FrameKey = tuple[int | None, int | None, int | None]
+
+
+def frame_key(compile_: Compile) -> FrameKey:
     """What identifies a frame across its compiles (recompiles and restarts)."""
     cid = compile_.id
     return (cid.rank, cid.compiled_autograd_id, cid.frame_id)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 
 from .capture import Capture
 from .compile import Compile
-from .finding import Cost, Counts, Finding, Fix, Setting
-from .findings_places import compile_seconds, frame_key, frame_of, frame_places
+from .finding import Cost, Counts, Finding, Fix, Place, Setting
+from .findings_places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
 from .torch_hints import Registry, hint_fixes, torch_texts
 
 # "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6": the compile id it failed
@@ -35,7 +36,7 @@ def guard_of(reason: str) -> str:
 
 def recompile_findings(capture: Capture) -> list[Finding]:
     """One finding per frame and failed guard, counting the recompiles it made."""
-    groups: dict[tuple, list[tuple[Compile, str]]] = defaultdict(list)
+    groups: dict[tuple[FrameKey, str], list[tuple[Compile, str]]] = defaultdict(list)
     for c in capture:
         if c.recompile_reasons and not _limit_hit(c):
             # A compile lists one reason per cache entry it missed; the first names it.
@@ -74,7 +75,7 @@ def recompile_findings(capture: Capture) -> list[Finding]:
     return found
 
 
-def guard_fixes(guard: str, where) -> tuple[Fix, ...]:
+def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
     """What keeps a guard from failing: a size marked dynamic, or a layout kept the same."""
     size = _SIZE.search(guard)
     if size:
@@ -101,7 +102,7 @@ def guard_fixes(guard: str, where) -> tuple[Fix, ...]:
 
 def limit_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
     """Frames that hit Dynamo's recompile limit: the calls past it run eagerly."""
-    by_frame: dict[tuple, list[Compile]] = defaultdict(list)
+    by_frame: dict[FrameKey, list[Compile]] = defaultdict(list)
     for c in capture:
         if _limit_hit(c):
             by_frame[frame_key(c)].append(c)
@@ -179,7 +180,7 @@ def _limit_hit(c: Compile) -> bool:
     return bool(c.failure and _LIMIT.search(c.failure))
 
 
-def _values(reasons) -> list[str]:
+def _values(reasons: Iterable[str]) -> list[str]:
     """The values a guard saw, in order: `expected 4, actual 6` then `expected 4, actual 8`."""
     seen: list[str] = []
     for reason in reasons:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from .finding import Fix, Place, Setting, TorchText
 
 # A registry as trace/graph_break_registry.py reads it: "GB0291" -> versions, newest first.
-Registry = Mapping[str, list]
+Registry = Mapping[str, list[dict[str, Any]]]
 
 _CHAINED = "*** While handling this graph break, another graph break occurred: ***"
 _GB_ID = re.compile(r"/gb/(gb\d+)\.html", re.IGNORECASE)
@@ -133,7 +134,7 @@ def _setting(hint: str, context: str, at: Place | None) -> Setting | None:
     found = _SET.search(hint)
     if found:
         module, name, raw = found.groups()
-        value = {"True": True, "False": False}.get(raw)
+        value: bool | int | float | None = {"True": True, "False": False}.get(raw)
         if value is None:
             value = float(raw) if "." in raw else int(raw)
         return Setting(f"{module}.{name}", "set", value)
@@ -144,7 +145,7 @@ def _setting(hint: str, context: str, at: Place | None) -> Setting | None:
     return None
 
 
-def object_ref(context: str, at: Place | None) -> dict | None:
+def object_ref(context: str, at: Place | None) -> dict[str, str] | None:
     """The live object a break's debug context names, as data to resolve when the fix is
     applied: a logger's method, or a builtin."""
     logger = _LOGGER.search(context)

@@ -111,7 +111,8 @@ function foldWhenNarrow(root, data, setFolded) {
   }
 }
 
-export function renderResult(host, data) {
+// `actions`, where a kernel is connected (the widget): tryFix(number), trial(), onTrial(cb).
+export function renderResult(host, data, actions) {
   const root = el("div", { class: "cs-root" });
   host.appendChild(root);
   renderHead(root, data);
@@ -119,7 +120,7 @@ export function renderResult(host, data) {
   const { cellPane, right, setFolded } = renderLayout(root, ctx);
   const panes = renderTabs(right, ctx);
   renderCellPane(ctx, cellPane);
-  renderOverview(ctx, panes.overview);
+  renderOverview(ctx, panes.overview, actions);
   renderGraphs(ctx, panes.graphs);
   renderCode(ctx, panes.code);
   renderGuards(ctx, panes.guards);

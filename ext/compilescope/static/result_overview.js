@@ -1,7 +1,9 @@
-// The result view's overview tab: ranks of a job, one row per compile id, graph breaks,
-// recompiles and failures, what torch said, and the stages chart.
+// The result view's overview tab: the findings first, then ranks of a job, one row per compile
+// id, torch's graph-break messages (folded, once per message), recompiles and failures, what
+// torch said, and the stages chart.
 
 import { el } from "./dom.js";
+import { renderFindings } from "./findings.js";
 
 // torch's warnings of the cell, each once, with a link to the compile id it was said in.
 function renderSaid(data, openCompile) {
@@ -47,24 +49,48 @@ function compileTable(ctx) {
   return table;
 }
 
-export function renderOverview(ctx, p) {
+// torch's own graph-break messages for breaks no finding covers (a finding carries its cause's
+// message once, folded): one click away, each message once.
+function renderRawBreaks(ctx, p) {
+  const covered = new Set();
+  for (const f of ctx.data.findings || []) {
+    if (f.message) for (const id of f.compile_ids) covered.add(id);
+  }
+  const byReason = new Map();
+  ctx.data.compiles.forEach((c) => {
+    if (covered.has(c.id)) return;
+    for (const b of c.breaks) {
+      if (!byReason.has(b.reason)) byReason.set(b.reason, { ids: [], loc: b.loc, cell: b.cell });
+      byReason.get(b.reason).ids.push(c.id);
+    }
+  });
+  const total = [...byReason.values()].reduce((n, r) => n + r.ids.length, 0);
+  if (!total) return;
+  const box = el("details", { class: "cs-raw-breaks", "data-breaks": String(total) });
+  box.appendChild(el("summary", {}, `graph breaks: ${total} in ${byReason.size} message${byReason.size > 1 ? "s" : ""} (torch's text)`));
+  for (const [reason, r] of byReason) {
+    const where = r.loc ? (r.cell !== null ? ` at cell [${r.cell}] line ${r.loc[1]}` : ` at ${r.loc[0]}:${r.loc[1]}`) : "";
+    const div = el("div", { class: "cs-break" });
+    div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${r.ids.join(", ")}${where}`));
+    div.appendChild(el("pre", { class: "cs-pre" }, reason));
+    if (r.loc) div.onclick = () => ctx.showLine(r.loc[0], r.loc[1]);
+    box.appendChild(div);
+  }
+  p.appendChild(box);
+}
+
+export function renderOverview(ctx, p, actions) {
   const { data } = ctx;
-  // Several ranks of a job first: which agree, and where each group parts from the others.
+  renderFindings(ctx, p, actions);
+  // Several ranks of a job: which agree, and where each group parts from the others.
   if (data.ranks_html) {
     const holder = el("div", { class: "cs-rank-report" });
     holder.innerHTML = data.ranks_html; // built and escaped in Python (views/ranks_html.py)
     p.appendChild(holder);
   }
   p.appendChild(compileTable(ctx));
+  renderRawBreaks(ctx, p);
   data.compiles.forEach((c) => {
-    for (const b of c.breaks) {
-      const where = b.loc ? (b.cell !== null ? ` at cell [${b.cell}] line ${b.loc[1]}` : ` at ${b.loc[0]}:${b.loc[1]}`) : "";
-      const div = el("div", { class: "cs-break" });
-      div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${c.id}${where}`));
-      div.appendChild(el("pre", { class: "cs-pre" }, b.reason));
-      if (b.loc) div.onclick = () => ctx.showLine(b.loc[0], b.loc[1]);
-      p.appendChild(div);
-    }
     for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
     if (c.failure) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
   });

@@ -6,6 +6,7 @@ import functools
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 # torch ships it next to the code that raises the breaks (torch 2.13: torch/_dynamo/exc.py reads
 # it to fill in each message's gb id and the link to the graph-break site).
@@ -29,7 +30,7 @@ def registry_path() -> Path | None:
 
 
 @functools.cache
-def load() -> dict[str, list[dict]]:
+def load() -> dict[str, list[dict[str, Any]]]:
     """The registry as torch ships it: "GB0291" -> versions, newest first, each a dict with
     `Gb_type`, `Context`, `Explanation` and `Hints`; {} when it cannot be read."""
     path = registry_path()
@@ -38,7 +39,7 @@ def load() -> dict[str, list[dict]]:
     return read(path)
 
 
-def read(path: Path) -> dict[str, list[dict]]:
+def read(path: Path) -> dict[str, list[dict[str, Any]]]:
     """A registry file, keeping only well-formed entries ({} for a file that is not one)."""
     try:
         data = json.loads(path.read_text("utf-8"))

@@ -35,6 +35,7 @@ def findings_data(found: tuple[Finding, ...]) -> list[dict]:
                 "kind": f.kind,
                 "what": f.what,
                 "where": where_text(f),
+                "user_loc": [f.user.file, f.user.line] if f.user else None,
                 "often": often_text(f),
                 "cost": cost_text(f),
                 "compile_ids": list(f.compile_ids),

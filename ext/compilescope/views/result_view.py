@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from ..model.capture import Capture
@@ -68,9 +69,14 @@ def fallback_html(capture: Capture, data: dict, found: tuple[Finding, ...] | Non
 
 
 def result_view(
-    capture: Capture, before: Capture | None = None, found: tuple[Finding, ...] | None = None
+    capture: Capture,
+    before: Capture | None = None,
+    found: tuple[Finding, ...] | None = None,
+    on_try: Callable[[int], dict] | None = None,
 ):
-    """The widget (with its HTML fallback) where anywidget is installed; else the HTML summary."""
+    """The widget (with its HTML fallback) where anywidget is installed; else the HTML summary.
+    `on_try(number)` tries finding `number`'s fix and returns `fix_trial_data` of the trial
+    (given by the layer that can run code again: the magic, `compilescope.show`)."""
     found = found if found is not None else findings(capture)
     data = view_data(capture, before, found)
     fallback = fallback_html(capture, data, found)
@@ -78,7 +84,9 @@ def result_view(
         from .widget import ResultWidget
     except ImportError:  # anywidget missing: the script-free view still shows everything
         return _Html(fallback, f"{capture.summary()}\nran on {data['device']}")
-    return ResultWidget(data, fallback, f"{capture.summary()}\nran on {data['device']}")
+    return ResultWidget(
+        data, fallback, f"{capture.summary()}\nran on {data['device']}", on_try=on_try
+    )
 
 
 def explorer_view(graph: Graph, title: str = ""):

@@ -8,6 +8,7 @@ saved with its widget state re-renders without a kernel.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 
@@ -55,11 +56,42 @@ class _WithFallback(anywidget.AnyWidget):
 
 
 class ResultWidget(_WithFallback):
-    """What `%%compile_fx` shows: every stage of a capture, cross-linked."""
+    """What `%%compile_fx` shows: every stage of a capture, cross-linked.
+
+    With `on_try` (finding number -> JSON-ready result), a finding's "try this fix" button
+    asks the kernel to try it; the result comes back in `trial`.
+    """
 
     _esm = static_text("dist/result.js")
     _css = static_text("compilescope.css")
     data = traitlets.Unicode("{}").tag(sync=True)
+    trial = traitlets.Unicode("null").tag(sync=True)
+    tryable = traitlets.Bool(False).tag(sync=True)
+
+    def __init__(
+        self,
+        data: dict,
+        fallback: str,
+        text: str = "",
+        on_try: Callable[[int], dict] | None = None,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(data, fallback, text, tryable=on_try is not None, **kwargs)
+        self._on_try = on_try
+        self.on_msg(self._message)
+
+    def _message(self, _widget: object, content: object, _buffers: object) -> None:
+        if not (isinstance(content, dict) and content.get("kind") == "try_fix"):
+            return
+        number = content.get("number")
+        if self._on_try is None or not isinstance(number, int):
+            return
+        try:
+            result = self._on_try(number)
+        except Exception as error:  # shown in the view: a failed trial must not raise in a comm
+            result = {"title": f"finding {number}", "python": "", "rows": [],
+                      "error": f"{type(error).__name__}: {error}"}  # fmt: skip
+        self.trial = _dumps(result)
 
 
 class ExplorerWidget(_WithFallback):

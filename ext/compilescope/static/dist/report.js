@@ -1127,6 +1127,109 @@ function renderGuards(ctx, pane) {
   }
 }
 
+// ext/compilescope/static/findings.js
+var SHOWN = 8;
+function findingItem(ctx, f, actions) {
+  const item = el("li", { class: "cs-finding", "data-kind": f.kind, "data-finding": String(f.number) });
+  const head = el("div", { class: "cs-finding-what" });
+  head.appendChild(el("span", { class: "cs-finding-kind" }, f.kind.replace(/_/g, " ")));
+  head.appendChild(el("b", {}, ` ${f.what}`));
+  if (f.gb_id) head.appendChild(el("span", { class: "cs-muted" }, ` ${f.gb_id}`));
+  item.appendChild(head);
+  if (f.where) {
+    const where = el("div", { class: "cs-finding-where" }, `where: ${f.where}`);
+    const user = f.user_loc;
+    if (user && ctx.showLine) {
+      where.classList.add("cs-link-like");
+      where.onclick = () => ctx.showLine(user[0], user[1]);
+    }
+    item.appendChild(where);
+  }
+  if (f.often) item.appendChild(el("div", {}, `how often: ${f.often}`));
+  if (f.cost) item.appendChild(el("div", {}, `cost: ${f.cost}`));
+  for (const fix of f.fixes.slice(0, 2)) {
+    const box = el("div", { class: "cs-fix", "data-fix-kind": fix.kind });
+    const title = fix.title && fix.title !== fix.python ? fix.title : "";
+    box.appendChild(el("div", {}, `fix${title ? `: ${title}` : ""}${fix.where ? ` (at ${fix.where})` : ""}`));
+    box.appendChild(el("pre", { class: "cs-code cs-fix-code" }, fix.python || fix.change));
+    if (fix.tradeoff) box.appendChild(el("div", { class: "cs-muted" }, fix.tradeoff));
+    item.appendChild(box);
+  }
+  if (f.tryable && actions) {
+    const button = el("button", { class: "cs-try-fix", "data-try": String(f.number) }, "try this fix");
+    button.title = "capture the cell again with this fix applied (settings restored after), then compare";
+    button.onclick = () => {
+      button.disabled = true;
+      button.textContent = "running again with the fix\u2026";
+      actions.tryFix(f.number);
+    };
+    item.appendChild(button);
+  }
+  if (f.message) {
+    const raw = el("details", { class: "cs-finding-raw" });
+    raw.appendChild(el("summary", {}, "torch's message"));
+    raw.appendChild(el("pre", { class: "cs-pre" }, f.message));
+    item.appendChild(raw);
+  }
+  return item;
+}
+function renderTrial(box, trial) {
+  box.textContent = "";
+  if (!trial) return;
+  box.setAttribute("data-trial", trial.error ? "failed" : "done");
+  box.appendChild(el("b", {}, `tried: ${trial.title}`));
+  box.appendChild(el("pre", { class: "cs-code" }, trial.python));
+  if (trial.error) {
+    box.appendChild(el("div", { class: "cs-warn" }, `the second capture failed: ${trial.error}`));
+    return;
+  }
+  const table = el("table", { class: "cs-table cs-trial-table" });
+  const head = el("tr");
+  for (const h of ["", "before", "after"]) head.appendChild(el("th", {}, h));
+  table.appendChild(head);
+  const show = (v) => v === null || v === void 0 ? "-" : Number.isInteger(v) ? String(v) : v.toPrecision(3);
+  for (const [name, a, b] of trial.rows) {
+    const tr = el("tr");
+    tr.append(el("td", {}, name), el("td", {}, show(a)), el("td", {}, show(b)));
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+}
+function renderFindings(ctx, p, actions) {
+  const found = ctx.data.findings || [];
+  const section = el("div", { class: "cs-findings", "data-findings": String(found.length) });
+  section.appendChild(el("h4", {}, found.length ? `Findings (${found.length}), costliest first` : "Findings"));
+  if (!found.length) {
+    section.appendChild(el("div", { class: "cs-muted" }, "no findings: nothing broke, recompiled or stood out"));
+    p.appendChild(section);
+    return;
+  }
+  const list = el("ol", { class: "cs-finding-list" });
+  for (const f of found.slice(0, SHOWN)) list.appendChild(findingItem(ctx, f, actions));
+  section.appendChild(list);
+  if (found.length > SHOWN) {
+    const more = el("details", { class: "cs-findings-more" });
+    more.appendChild(el("summary", {}, `${found.length - SHOWN} more`));
+    const rest = el("ol", { class: "cs-finding-list", start: String(SHOWN + 1) });
+    for (const f of found.slice(SHOWN)) rest.appendChild(findingItem(ctx, f, actions));
+    more.appendChild(rest);
+    section.appendChild(more);
+  }
+  const trialBox = el("div", { class: "cs-fix-trial" });
+  section.appendChild(trialBox);
+  if (actions) {
+    renderTrial(trialBox, actions.trial());
+    actions.onTrial((trial) => {
+      renderTrial(trialBox, trial);
+      for (const b of section.querySelectorAll(".cs-try-fix")) {
+        b.disabled = false;
+        b.textContent = "try this fix";
+      }
+    });
+  }
+  p.appendChild(section);
+}
+
 // ext/compilescope/static/result_overview.js
 function renderSaid(data, openCompile) {
   const n = data.messages.length;
@@ -1174,23 +1277,44 @@ function compileTable(ctx) {
   });
   return table;
 }
-function renderOverview(ctx, p) {
+function renderRawBreaks(ctx, p) {
+  const covered = /* @__PURE__ */ new Set();
+  for (const f of ctx.data.findings || []) {
+    if (f.message) for (const id of f.compile_ids) covered.add(id);
+  }
+  const byReason = /* @__PURE__ */ new Map();
+  ctx.data.compiles.forEach((c) => {
+    if (covered.has(c.id)) return;
+    for (const b of c.breaks) {
+      if (!byReason.has(b.reason)) byReason.set(b.reason, { ids: [], loc: b.loc, cell: b.cell });
+      byReason.get(b.reason).ids.push(c.id);
+    }
+  });
+  const total = [...byReason.values()].reduce((n, r) => n + r.ids.length, 0);
+  if (!total) return;
+  const box = el("details", { class: "cs-raw-breaks", "data-breaks": String(total) });
+  box.appendChild(el("summary", {}, `graph breaks: ${total} in ${byReason.size} message${byReason.size > 1 ? "s" : ""} (torch's text)`));
+  for (const [reason, r] of byReason) {
+    const where = r.loc ? r.cell !== null ? ` at cell [${r.cell}] line ${r.loc[1]}` : ` at ${r.loc[0]}:${r.loc[1]}` : "";
+    const div = el("div", { class: "cs-break" });
+    div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${r.ids.join(", ")}${where}`));
+    div.appendChild(el("pre", { class: "cs-pre" }, reason));
+    if (r.loc) div.onclick = () => ctx.showLine(r.loc[0], r.loc[1]);
+    box.appendChild(div);
+  }
+  p.appendChild(box);
+}
+function renderOverview(ctx, p, actions) {
   const { data } = ctx;
+  renderFindings(ctx, p, actions);
   if (data.ranks_html) {
     const holder = el("div", { class: "cs-rank-report" });
     holder.innerHTML = data.ranks_html;
     p.appendChild(holder);
   }
   p.appendChild(compileTable(ctx));
+  renderRawBreaks(ctx, p);
   data.compiles.forEach((c) => {
-    for (const b of c.breaks) {
-      const where = b.loc ? b.cell !== null ? ` at cell [${b.cell}] line ${b.loc[1]}` : ` at ${b.loc[0]}:${b.loc[1]}` : "";
-      const div = el("div", { class: "cs-break" });
-      div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${c.id}${where}`));
-      div.appendChild(el("pre", { class: "cs-pre" }, b.reason));
-      if (b.loc) div.onclick = () => ctx.showLine(b.loc[0], b.loc[1]);
-      p.appendChild(div);
-    }
     for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
     if (c.failure) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
   });
@@ -1386,7 +1510,7 @@ function foldWhenNarrow(root, data, setFolded) {
     watch.observe(root);
   }
 }
-function renderResult(host, data) {
+function renderResult(host, data, actions) {
   const root = el("div", { class: "cs-root" });
   host.appendChild(root);
   renderHead(root, data);
@@ -1394,7 +1518,7 @@ function renderResult(host, data) {
   const { cellPane, right, setFolded } = renderLayout(root, ctx);
   const panes = renderTabs(right, ctx);
   renderCellPane(ctx, cellPane);
-  renderOverview(ctx, panes.overview);
+  renderOverview(ctx, panes.overview, actions);
   renderGraphs(ctx, panes.graphs);
   renderCode(ctx, panes.code);
   renderGuards(ctx, panes.guards);
