@@ -113,6 +113,8 @@ class CompileFxMagics(Magics):
               help="after the run, time each compiled graph alone (forward and backward, eager vs compiled) and its kernels (the default)")  # fmt: skip
     @argument("--no-time", dest="time", action="store_false",
               help="do not time the compiled graphs")  # fmt: skip
+    @argument("--real-steps", type=int, default=10, metavar="N",
+              help="in a cell that runs several optimizer steps, time N of its own steps once compiling stops, then a few eagerly (0: off)")  # fmt: skip
     @argument("--fix", metavar="N", type=int,
               help="apply the fix of finding N of the last capture (its Overview numbers them) while capturing this cell, then restore every setting; shows before and after")  # fmt: skip
     @argument("--quiet", action="store_true", help="show nothing; keep the capture")
@@ -227,6 +229,8 @@ class CompileFxMagics(Magics):
             partitioner=args.partitioner,
             compiled_autograd=args.compiled_autograd,
             timings=args.time,
+            real_steps=max(args.real_steps, 0),
+            eager_steps=5 if args.real_steps > 0 else 0,
         )
         try:
             how.backend_fn()

@@ -14,6 +14,7 @@ from ..model.capture import Capture
 from . import torch_bridge
 from .fresh_copy import copy_function, fresh_entry
 from .options import CompileOptions
+from .real_steps import timing_real_steps
 from .recording_backend import RecordingBackend
 from .session import CaptureSession
 
@@ -122,19 +123,31 @@ def capture_run(
     session = CaptureSession(on_event=on_event)
     session.timings = how.timings
     run = CaptureRun(how, session)
-    with session.active(settings or None), how.running(run.wrap):
+    with (
+        session.active(settings or None),
+        how.running(run.wrap),
+        timing_real_steps(session, how.real_steps, how.eager_steps),
+    ):
         yield run
 
 
 @contextlib.contextmanager
-def capturing(**inductor_options: object) -> Iterator[CaptureHandle]:
+def capturing(
+    *, real_steps: int = 10, eager_steps: int = 5, **inductor_options: object
+) -> Iterator[CaptureHandle]:
     """Capture every torch.compile compilation inside the block.
 
     >>> with capturing() as cap:
-    ...     torch.compile(f)(x)
+    ...     for batch in data:          # a training loop: its own steps are timed too
+    ...         step(batch); opt.step()
     >>> print(cap.capture)      # or use `cap` like a Capture once the block ended
+
+    Once compiling has stopped, `real_steps` of the code's own steps (optimizer step to
+    optimizer step) are timed with every compiled kernel, then `eager_steps` more with
+    torch.compile's stance set to force_eager (0 turns either off); see `Timings.real_steps`.
     """
-    with capture_run(extra_settings=inductor_options or None) as run:
+    how = CompileOptions(timings=False, real_steps=real_steps, eager_steps=eager_steps)
+    with capture_run(how, extra_settings=inductor_options or None) as run:
         yield CaptureHandle(run)
 
 

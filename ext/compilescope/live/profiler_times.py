@@ -96,6 +96,32 @@ def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[f
     return {key: [s for _, s in sorted(v)] for key, v in out.items()}, launches
 
 
+def device_totals(events: list[Any]) -> tuple[int, int]:
+    """Device time of a profiler session's kernels and copies, in ns: the union of their
+    intervals (the time the device was busy) and their sum. Our ranges' GPU-side copies are
+    annotations, not work: left out."""
+    cpu = torch.autograd.DeviceType.CPU
+    spans = []
+    for e in events:
+        if e.device_type() == cpu or e.name().startswith(LABEL) or e.linked_correlation_id() <= 0:
+            continue
+        start, length = e.start_ns(), e.duration_ns()
+        if length > 0:
+            spans.append((start, start + length))
+    spans.sort()
+    busy = total = 0
+    end = -1
+    for a, b in spans:
+        total += b - a
+        if a > end:
+            busy += b - a
+            end = b
+        elif b > end:
+            busy += b - end
+            end = b
+    return busy, total
+
+
 def function_event_times(prof: Any) -> Times:  # a torch.profiler.profile
     """The same times through the profiler's FunctionEvent tree (slow; the fallback)."""
     times: Times = {}

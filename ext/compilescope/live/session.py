@@ -9,9 +9,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..model.capture import Capture
+from ..model.compile_id import CompileId
+from ..model.kernel import OutputCode
+from ..model.timing import RealSteps, Timings
 from ..trace.builder import CaptureBuilder
 from ..trace.events import event_from_record, event_name
 from ..trace.notebook_cells import notebook_cell
+from ..trace.output_code import split_output_code
 from . import torch_bridge, torch_words
 from .distributed import rank_and_world_size
 from .measure import RecordedGraph, measure
@@ -43,8 +47,30 @@ class CaptureSession:
         # many timed runs per measurement), or False.
         self.timings: bool | int = False
         self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
+        # The user's own steps, timed while the block ran (live/real_steps.py), and why not.
+        self.real_steps: RealSteps | None = None
+        self.real_step_notes: list[str] = []
         self.result: Capture | None = None
         self._started = 0.0
+
+    @property
+    def heard(self) -> int:
+        """How many trace records so far: a count that stops growing once compiling has."""
+        return len(self._records)
+
+    def output_code_so_far(self) -> dict[str, list[OutputCode]]:
+        """Compile id -> the output modules Inductor has written so far (while still running)."""
+        out: dict[str, list[OutputCode]] = {}
+        for metadata, payload in list(self._records):
+            if event_name(metadata) != "inductor_output_code":
+                continue
+            event = event_from_record(metadata, payload)
+            if event is None:
+                continue
+            path = str(event.body.get("filename") or event.body.get("file_path") or "")
+            cid = str(CompileId.from_metadata(event.metadata, event.rank))
+            out.setdefault(cid, []).append(split_output_code(event.payload or "", path))
+        return out
 
     def _sink(self, metadata: dict, payload: str | None) -> None:
         self._records.append((metadata, payload))
@@ -97,6 +123,8 @@ class CaptureSession:
                         repeats = None if self.timings is True else int(self.timings)
                         timings = measure(self.recorded, self.result, repeats=repeats)
                         self.result = replace(self.result, timings=timings)
+                    if self.real_steps is not None or self.real_step_notes:
+                        self.result = with_real_steps(self.result, self.real_steps)
                     if said.items:
                         self.result = replace(self.result, messages=said.messages())
                     self.recorded = {}
@@ -148,3 +176,11 @@ class CaptureSession:
                     sources[file] = "".join(lines)
                     cells[file] = number
         return sources, cells
+
+
+def with_real_steps(capture: Capture, real: RealSteps | None) -> Capture:
+    """The capture with its real-step timings (on the synthetic ones, where those were made)."""
+    if real is None:
+        return capture
+    timings = capture.timings or Timings(device=real.device)
+    return replace(capture, timings=replace(timings, real_steps=real))

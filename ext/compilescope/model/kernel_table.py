@@ -39,11 +39,23 @@ COLUMNS = (
 
 
 def step_total_s(capture: Capture) -> float:
-    """One step: every timed graph's compiled forward plus its compiled backward, once each."""
+    """One step: the user's own step as it ran, where real steps were timed (the whole step,
+    kernels wrapped: what their shares are of); else every timed graph's compiled forward plus
+    its compiled backward, once each."""
     t = capture.timings
     if t is None:
         return 0.0
+    if t.real_steps is not None and t.real_steps.split_wall is not None:
+        return t.real_steps.split_wall.median_s
     return sum(g.step_s() or 0.0 for g in t.graphs)
+
+
+def timed_kernels(capture: Capture) -> tuple[KernelTiming, ...]:
+    """The kernels as timed in the user's real steps where they were, else re-run alone."""
+    t = capture.timings
+    if t is None:
+        return ()
+    return t.real_steps.kernels if t.real_steps is not None and t.real_steps.kernels else t.kernels
 
 
 def kernel_rows(capture: Capture) -> list[dict[str, Any]]:
@@ -59,7 +71,7 @@ def kernel_rows(capture: Capture) -> list[dict[str, Any]]:
     compiles = {str(c.id): c for c in capture}
     total = step_total_s(capture)
     rows: list[dict[str, Any]] = []
-    for kt in t.kernels:
+    for kt in timed_kernels(capture):
         c = compiles.get(kt.compile_id)
         kernel = _kernel(c, kt) if c else None
         per_step = kt.per_run_s

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..common import SUMMARY_STAGES, human_bytes, short_path
+from .timing import RealSteps
 
 if TYPE_CHECKING:
     from .capture import Capture
@@ -93,8 +94,36 @@ def summarize(capture: Capture) -> str:
                     f"{g.compiled_backward.median_s * 1e3:.3f} ms{speed}; step (fwd + bwd): "
                     f"eager {eager_step * 1e3:.3f} ms, compiled {compiled_step * 1e3:.3f} ms"
                 )
+    real = capture.timings.real_steps if capture.timings is not None else None
+    if real is not None:
+        lines += real_steps_lines(real)
     if capture.skipped:
         total = sum(s.count for s in capture.skipped)
         reasons = "; ".join(f"{s.count} {s.reason}" for s in capture.skipped)
         lines.append(f"skipped {total} unreadable log entries: {reasons}")
     return "\n".join(lines)
+
+
+def real_steps_lines(real: RealSteps) -> list[str]:
+    """The user's own steps in words: wall per step compiled and eager, and the split."""
+    ms = 1e3
+    eager = (
+        f", eager {real.eager.median_s * ms:.3f} ms ({real.speedup:.2f}x)"
+        if real.eager is not None and real.speedup
+        else ""
+    )
+    lines = [
+        f"real steps ({real.device}, median of {real.compiled.repeats}): compiled "
+        f"{real.compiled.median_s * ms:.3f} ms per step{eager}"
+    ]
+    if real.split_wall is not None:
+        busy = f"; device busy {real.busy_s * ms:.3f} ms" if real.busy_s is not None else ""
+        lines.append(
+            f"{'':10}split of {real.split_wall.median_s * ms:.3f} ms (kernels wrapped): compiled "
+            f"graphs {real.graphs_s * ms:.3f} ms, outside graphs "
+            f"{real.outside_graphs_s * ms:.3f} ms, between kernels {real.between_s * ms:.3f} ms"
+            f"{busy}"
+        )
+    if real.note:
+        lines.append(f"{'':10}{real.note}")
+    return lines

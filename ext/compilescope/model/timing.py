@@ -84,6 +84,53 @@ class KernelTiming:
 
 
 @dataclass(frozen=True)
+class GraphShare:
+    """One compiled graph's part of a real step: the time of its kernels per step."""
+
+    compile_id: str
+    role: str  # forward, backward or inference
+    seconds: float  # per step: the kernels' time (device time on a GPU, wall on a CPU)
+    kernels: int  # how many kernel names ran
+
+
+@dataclass(frozen=True)
+class RealSteps:
+    """The user's own steps, timed while they ran (not re-runs of single graphs): wall time per
+    step with every compiled graph's kernels, and the rest of the step split out.
+
+    A step runs from one `optimizer.step()` to the next. `compiled` is the wall time of the
+    steps as the user's code ran them (nothing of ours in them); `eager`, of the steps run
+    next with torch.compile's stance set to "force_eager" (the same code, not compiled).
+    The split comes from the steps after `compiled`'s, run with every kernel wrapped, and adds
+    up to their wall time, `split_wall`: graphs_s + outside_graphs_s + between_s. The
+    wrappers' own cost is split_wall - compiled (on a GPU the kernels' device time is theirs).
+    """
+
+    device: str
+    compiled: Sample
+    eager: Sample | None = None
+    split_wall: Sample | None = None
+    busy_s: float | None = None  # GPU: time per step the device ran any kernel (union)
+    graphs: tuple[GraphShare, ...] = ()
+    # Kernels that ran in no compiled graph (eager ops between graphs, the optimizer); on a
+    # CPU, everything outside the compiled graphs' kernels (Python, eager ops, the optimizer).
+    outside_graphs_s: float = 0.0
+    # The rest of the step: launch and Python overhead, guards, AOTAutograd's runtime wrappers,
+    # the autograd engine, waiting; on a GPU, the step's wall time the device was idle.
+    between_s: float = 0.0
+    kernels: tuple[KernelTiming, ...] = ()  # every compiled kernel, timed in the real steps
+    note: str = ""  # what was skipped and why (no optimizer step, a recompile in the window)
+
+    @property
+    def graphs_s(self) -> float:
+        return sum(g.seconds for g in self.graphs)
+
+    @property
+    def speedup(self) -> float | None:
+        return _ratio(self.eager, self.compiled)
+
+
+@dataclass(frozen=True)
 class Timings:
     """All measurements of a capture, with the device they ran on."""
 
@@ -95,6 +142,8 @@ class Timings:
     # (read + write) and a large matmul's FLOP/s; None where not measured.
     peak_bytes_per_s: float | None = None
     peak_flops: float | None = None
+    # The user's own steps, timed as they ran (capturing() and cells that run several steps).
+    real_steps: RealSteps | None = None
 
     def kernels_of(self, compile_id: str, role: str | None = None) -> tuple[KernelTiming, ...]:
         """The kernel times of one compile id; of one output module's role when given."""

@@ -1,0 +1,325 @@
+"""The user's own steps, timed as they run: a window of real steps once compiling has stopped.
+
+A step runs from one `optimizer.step()` to the next (torch's global optimizer hook sees every
+optimizer). Once `settle` steps in a row have run without a new trace record (nothing compiled,
+nothing autotuned), the next `steps` steps are timed as they are (a stopwatch: CUDA events on a
+GPU); the `steps` after them with every compiled kernel wrapped (a clock around each call on a
+CPU; profiler ranges on a GPU, where the profiler also sees every other kernel), for the split.
+Then, if asked, one step and `eager_steps` more run with torch.compile's stance set to
+"force_eager" (the same code, not compiled; the first is eager's warm-up, untimed). Nothing here may break the
+user's step: any error ends the window with a note.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from ..model.kernel import OutputCode
+from ..model.timing import GraphShare, KernelTiming, RealSteps, Sample
+from .kernel_timer import CallLog, wrapped_kernels
+from .profiler_times import LABEL, device_totals, kernel_times_from_kineto
+from .session import CaptureSession
+
+_SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
+
+
+class RealStepTimer:
+    """Follows the user's steps inside a capture and times one window of them."""
+
+    def __init__(
+        self, session: CaptureSession, steps: int = 10, eager_steps: int = 5, settle: int = 2
+    ) -> None:
+        self.session = session
+        self.steps, self.eager_steps, self.settle = steps, eager_steps, settle
+        self.state = "settling"  # settling -> compiled -> eager -> done
+        self.result: RealSteps | None = None
+        self.notes: list[str] = []
+        self._quiet = 0
+        self._heard = -1
+        self._gpu = False
+        self._marks: list[Any] = []
+        self._eager_marks: list[Any] = []
+        self._wrapping: contextlib.ExitStack | None = None
+        self._log_dicts: list[dict[tuple[str, str], CallLog]] = []
+        self._prof: Any = None
+        self._stance: Any = None
+        self._compiled: dict[str, Any] = {}
+        self._walls: list[float] = []
+
+    # --- the user's steps ----------------------------------------------------------------------
+    def boundary(self) -> None:
+        """One optimizer step has ended: a step boundary."""
+        if self.state == "done":
+            return
+        try:
+            self._advance()
+        except Exception as error:  # the user's training goes on; the window says why it ended
+            self.notes.append(f"real-step timing stopped: {type(error).__name__}: {error}")
+            self._close_window()
+            self._leave_eager()
+            self.state = "done"
+
+    def _advance(self) -> None:
+        heard = self.session.heard
+        compiling = heard != self._heard
+        self._heard = heard
+        if self.state in ("wall", "split") and compiling:
+            # A recompile (or autotuning) inside the window: start over once it settles.
+            self.notes.append("something compiled during the timed steps; timed later steps")
+            self._close_window()
+            self.state, self._quiet = "settling", 0
+            return
+        if self.state == "settling":
+            self._quiet = 0 if compiling else self._quiet + 1
+            if self._quiet >= self.settle:
+                self._gpu = torch.cuda.is_available() and torch.cuda.is_initialized()
+                self._marks = [self._now()]
+                self.state = "wall"
+        elif self.state == "wall":
+            self._marks.append(self._now())
+            if len(self._marks) > self.steps:
+                self._walls = self._durations(self._marks)
+                self._open_window()
+        elif self.state == "split":
+            self._marks.append(self._now())
+            if len(self._marks) == 2:  # sizes (bytes, FLOPs) from the first step's calls only
+                for log in self._logs().values():
+                    log.sizing = False
+            if len(self._marks) > self.steps:
+                self._finish_compiled()
+        elif self.state == "eager_warm":  # the first eager step pays eager's own warm-up
+            self._eager_marks = [self._now()]
+            self.state = "eager"
+        elif self.state == "eager":
+            self._eager_marks.append(self._now())
+            if len(self._eager_marks) > self.eager_steps:
+                self._leave_eager()
+                self._finish_eager()
+                self.state = "done"
+
+    def _now(self) -> Any:
+        if self._gpu:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            return event
+        return time.perf_counter()
+
+    def _durations(self, marks: list[Any]) -> list[float]:
+        if self._gpu:
+            torch.cuda.synchronize()
+            return [a.elapsed_time(b) / 1e3 for a, b in zip(marks, marks[1:], strict=False)]
+        return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+
+    # --- the compiled window -------------------------------------------------------------------
+    def _open_window(self) -> None:
+        codes = self.session.output_code_so_far()
+        if not any(code.kernels for cs in codes.values() for code in cs):
+            self.notes.append("no compiled kernels to time in the real steps")
+            self.state = "done"
+            return
+        stack = contextlib.ExitStack()
+        self._log_dicts = []
+        for cid, cs in codes.items():
+            labelled = [_with_role(code, f"{cid}{_SEP}{code.role or 'forward'}") for code in cs]
+            # Filled as kernels are called (an extern kernel's log on its first call): read
+            # at the end of the window, not now.
+            self._log_dicts.append(stack.enter_context(wrapped_kernels(labelled, self._gpu)))
+        self._wrapping = stack
+        if self._gpu:
+            activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+            self._prof = torch.profiler.profile(activities=activities)
+            self._prof.start()
+        self._marks = [self._now()]
+        self.state = "split"
+
+    def _logs(self) -> dict[tuple[str, str, str], CallLog]:
+        """(compile id, role, kernel) -> what its wrapper saw."""
+        out = {}
+        for logs in self._log_dicts:
+            for (label, name), log in logs.items():
+                cid, _, role = label.partition(_SEP)
+                out[(cid, role, name)] = log
+        return out
+
+    def _close_window(self) -> None:
+        if self._prof is not None:
+            with contextlib.suppress(Exception):
+                self._prof.stop()
+        if self._wrapping is not None:
+            self._wrapping.close()
+            self._wrapping = None
+
+    def _finish_compiled(self) -> None:
+        # The wall time comes from the steps before, run without wrappers or profiler; the
+        # split from these, where every kernel was wrapped.
+        walls = self._walls
+        split_walls = self._durations(self._marks)
+        prof, self._prof = self._prof, None
+        if prof is not None:
+            prof.stop()
+        if self._wrapping is not None:
+            self._wrapping.close()
+            self._wrapping = None
+        steps = len(split_walls)
+        kernels, shares = self._kernel_figures(prof, steps)
+        wall = statistics.median(split_walls)  # what the split adds up to
+        graphs_s = sum(g.seconds for g in shares)
+        busy = outside = None
+        if prof is not None:
+            busy_ns, total_ns = device_totals(prof.profiler.kineto_results.events())
+            busy = busy_ns / 1e9 / steps
+            outside = max(total_ns / 1e9 / steps - graphs_s, 0.0)
+            between = max(wall - busy, 0.0)
+            # Device time in parallel streams can exceed the union: the split keeps the union.
+            outside = max(min(outside, busy - graphs_s), 0.0)
+            between = wall - graphs_s - outside
+        else:
+            # A CPU has no profiler here: what is not a compiled kernel is one remainder.
+            outside = max(wall - graphs_s, 0.0)
+            between = 0.0
+        if graphs_s > wall:  # medians of calls against a median step: noise, never negative
+            self.notes.append(
+                f"the kernels' medians add up to {graphs_s * 1e3:.3f} ms, more than the step's "
+                f"{wall * 1e3:.3f} ms: a noisy machine"
+            )
+            between = 0.0
+        self._compiled = {
+            "compiled": Sample(statistics.median(walls), min(walls), max(walls), len(walls)),
+            "split_wall": Sample(wall, min(split_walls), max(split_walls), steps),
+            "busy_s": busy,
+            "graphs": tuple(shares),
+            "outside_graphs_s": outside,
+            "between_s": between,
+            "kernels": tuple(kernels),
+        }
+        self._publish()
+        if self.eager_steps > 0:
+            self._enter_eager()
+        else:
+            self.state = "done"
+
+    def _kernel_figures(self, prof: Any, steps: int) -> tuple[list[KernelTiming], list[GraphShare]]:
+        logs = self._logs()
+        if prof is not None:  # GPU: the kernels' device time, from the profiler's ranges
+            times, _ = kernel_times_from_kineto(prof.profiler.kineto_results.events())
+            for (label, name), values in times.items():
+                cid, _, role = label.partition(_SEP)
+                log = logs.get((cid, role, name))
+                if log is not None:
+                    log.times = [v for v in values if v > 0]
+        per_graph: dict[tuple[str, str], list[float]] = {}
+        kernels = []
+        for (cid, role, name), log in sorted(logs.items()):
+            if not log.times:
+                continue
+            calls = log.times
+            # a median call times the calls per step: one slow call (a page fault, another
+            # process) does not inflate the step's share
+            per_step = statistics.median(calls) * log.calls / max(steps, 1)
+            per_graph.setdefault((cid, role), []).append(per_step)
+            kernels.append(
+                KernelTiming(
+                    cid,
+                    name,
+                    Sample(statistics.median(calls), min(calls), max(calls), len(calls)),
+                    log.calls / steps,
+                    source="real steps, torch.profiler"
+                    if prof is not None
+                    else "real steps, wall clock",
+                    role=role,
+                    bytes_per_call=log.bytes_per_call,
+                    flops_per_call=log.flops_per_call,
+                )
+            )
+        shares = [
+            GraphShare(cid, role, sum(values), len(values))
+            for (cid, role), values in sorted(per_graph.items())
+        ]
+        return kernels, shares
+
+    # --- the eager window ----------------------------------------------------------------------
+    def _enter_eager(self) -> None:
+        try:
+            self._stance = torch.compiler.set_stance("force_eager")
+        except RuntimeError as error:  # e.g. the optimizer step itself is compiled
+            self.notes.append(f"eager steps skipped: {error}")
+            self.state = "done"
+            return
+        self.state = "eager_warm"
+
+    def _leave_eager(self) -> None:
+        if self._stance is not None:
+            stance, self._stance = self._stance, None
+            stance.__exit__(None, None, None)  # back to the stance the user had
+
+    def _finish_eager(self) -> None:
+        walls = self._durations(self._eager_marks)
+        self._compiled["eager"] = Sample(
+            statistics.median(walls), min(walls), max(walls), len(walls)
+        )
+        self._publish()
+
+    def _publish(self) -> None:
+        device = "cuda" if self._gpu else "cpu"
+        self.result = RealSteps(device=device, note="; ".join(self.notes), **self._compiled)
+
+    # --- start and end -------------------------------------------------------------------------
+    def finish(self) -> RealSteps | None:
+        """The block has ended: put back what is still changed; the result, if a window ran."""
+        self._close_window()
+        if self.state in ("eager", "eager_warm"):
+            self._leave_eager()
+            if self.state == "eager" and len(self._eager_marks) > 2:
+                self._finish_eager()
+            else:
+                self.notes.append("the code ended before the eager steps ran")
+        elif self.state in ("settling", "wall", "split") and self.result is None:
+            self.notes.append(
+                "the code ended before a window of real steps ran"
+                if self._heard >= 0
+                else "no optimizer.step() ran: real steps are counted from one to the next"
+            )
+        if self.result is not None:
+            self._publish()
+        return self.result
+
+
+def _with_role(code: OutputCode, role: str) -> OutputCode:
+    from dataclasses import replace
+
+    return replace(code, role=role)
+
+
+@contextlib.contextmanager
+def timing_real_steps(
+    session: CaptureSession, steps: int, eager_steps: int = 5
+) -> Iterator[RealStepTimer | None]:
+    """Inside, the user's steps are followed (steps=0: not at all); on the way out the session
+    gets `real_steps` (None when no window ran) and `real_step_notes`."""
+    if steps <= 0:
+        yield None
+        return
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+
+    timer = RealStepTimer(session, steps=steps, eager_steps=eager_steps)
+
+    @torch.compiler.disable  # a compiled optimizer step calls it too: never trace it
+    def hook(_optimizer: object, _args: object, _kwargs: object) -> None:
+        timer.boundary()
+
+    handle = register_optimizer_step_post_hook(hook)
+    try:
+        yield timer
+    finally:
+        handle.remove()
+        session.real_steps = timer.finish()
+        session.real_step_notes = list(timer.notes)
+
+
+__all__ = ["LABEL", "RealStepTimer", "timing_real_steps"]

@@ -1,0 +1,100 @@
+"""Real-step timings inside capturing(): the user's own steps timed as they ran, split, eager too."""
+
+from __future__ import annotations
+
+import compilescope
+import pytest
+import torch
+
+pytestmark = pytest.mark.torch
+
+
+def _training(steps: int, shapes=None, optimizer: bool = True):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 32))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    compiled = torch.compile(model)
+    losses = []
+
+    def loop():
+        for i in range(steps):
+            rows = shapes(i) if shapes else 8
+            loss = compiled(torch.randn(rows, 32)).pow(2).mean()
+            loss.backward()
+            losses.append(loss.item())
+            if optimizer:
+                opt.step()
+                opt.zero_grad()
+
+    return loop, losses
+
+
+def test_capturing_times_the_users_own_steps_compiled_and_eager():
+    loop, losses = _training(30)
+    with compilescope.capturing() as cap:
+        loop()
+    assert len(losses) == 30  # the user's loop ran every step
+    real = cap.capture.timings.real_steps
+    assert real is not None and real.device == "cpu"
+    assert real.compiled.repeats == 10 and real.split_wall.repeats == 10
+    assert real.eager is not None and real.eager.repeats == 5
+    # Every kernel of the real steps is joined to a compile id and a kernel of the capture.
+    kernels = {(str(c.id), k.name) for c in cap.capture for k in c.kernels}
+    assert real.kernels and all((k.compile_id, k.kernel) in kernels for k in real.kernels)
+    assert {g.role for g in real.graphs} == {"forward", "backward"}
+    assert all(k.calls_per_run >= 1 and k.time.median_s > 0 for k in real.kernels)
+    # The split adds up to the wall time of the steps it was measured in.
+    total = real.graphs_s + real.outside_graphs_s + real.between_s
+    if "noisy" not in real.note:
+        assert total == pytest.approx(real.split_wall.median_s, rel=1e-9)
+    assert 0 < real.graphs_s
+    # The compiler's stance is the user's again.
+    from torch._dynamo import eval_frame
+
+    assert eval_frame._stance.stance == "default"
+    # Saved and loaded, the same figures.
+    again = compilescope.Capture.from_json(cap.capture.to_json())
+    assert again.timings.real_steps == real
+    assert "real steps" in cap.capture.summary()
+
+
+def test_no_optimizer_step_means_no_real_steps_and_nothing_changed():
+    loop, losses = _training(12, optimizer=False)
+    with compilescope.capturing() as cap:
+        loop()
+    assert len(losses) == 12
+    assert cap.capture.timings is None or cap.capture.timings.real_steps is None
+
+
+def test_a_recompile_in_the_window_starts_it_over():
+    # Step 4 changes the batch: a recompile while the steps are being timed.
+    loop, losses = _training(40, shapes=lambda i: 8 if i < 4 else 12)
+    with compilescope.capturing(eager_steps=0) as cap:
+        loop()
+    real = cap.capture.timings.real_steps
+    assert real is not None and real.eager is None
+    assert "compiled during the timed steps" in real.note
+
+
+def test_a_failure_in_timing_never_reaches_the_users_loop(monkeypatch):
+    from compilescope.live import real_steps
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(real_steps, "wrapped_kernels", broken)
+    loop, losses = _training(30)
+    with compilescope.capturing() as cap:
+        loop()
+    assert len(losses) == 30
+    assert cap.capture.timings is None or cap.capture.timings.real_steps is None
+    from torch._dynamo import eval_frame
+
+    assert eval_frame._stance.stance == "default"
+
+
+def test_real_steps_off():
+    loop, _ = _training(20)
+    with compilescope.capturing(real_steps=0) as cap:
+        loop()
+    assert cap.capture.timings is None or cap.capture.timings.real_steps is None
