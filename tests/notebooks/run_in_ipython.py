@@ -1,9 +1,9 @@
 """Run notebooks top to bottom in an in-process IPython shell, without Jupyter.
 
 For machines with no Jupyter stack, such as the GPU machine, where the GPU branches of the
-tutorials (04, 07) run instead of their recorded fallbacks:
+tutorials (05, 08) run instead of their recorded fallbacks:
 
-    python tests/notebooks/run_in_ipython.py notebooks/04_inductor.ipynb ...
+    python tests/notebooks/run_in_ipython.py notebooks/05_inductor.ipynb ...
 
 Each notebook runs in its own process, from its own folder, as Jupyter would run it. Exits
 non-zero when a cell fails that is not tagged `raises-exception`, or one so tagged does not.

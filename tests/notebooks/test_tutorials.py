@@ -29,8 +29,8 @@ ARTIFACTS = ROOT / "tests" / "artifacts" / "tutorials"  # executed copies, for r
 RICH = ("text/html", "application/vnd.jupyter.widget-view+json")
 
 
-def test_tutorials_are_numbered_01_to_08():
-    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 9)], TUTORIALS
+def test_tutorials_are_numbered_01_to_09():
+    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 10)], TUTORIALS
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
@@ -41,6 +41,69 @@ def test_committed_notebooks_are_clean(path):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, (path.name, cell.source)
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_each_tutorial_opens_with_its_goal_prerequisites_and_time(path):
+    first = nbformat.read(path, as_version=4).cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith(f"# {path.name[:2]} · ")
+    for field in ("**Goal:**", "**Prerequisites:**", "**Time:**"):
+        assert field in first.source, (path.name, field)
+
+
+def _without_code(text: str) -> str:
+    """Markdown without fenced blocks and inline code spans (code may hold any number)."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", text, flags=re.S))
+
+
+def _try_this_items(path: Path) -> list[str]:
+    """The items of a notebook's "## Try this" list: each top-level "- " line up to the next."""
+    cells = nbformat.read(path, as_version=4).cells
+    text = next(c.source for c in cells if "## Try this" in c.source).split("## Try this", 1)[1]
+    return [item for item in re.split(r"^- ", text, flags=re.M)[1:]]
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_every_try_this_question_has_a_folded_answer(path):
+    for item in _try_this_items(path):
+        prompt = item.split("<details>", 1)[0]
+        if "?" in _without_code(prompt):
+            assert "<details><summary>Answer</summary>" in item, (path.name, prompt[:120])
+            assert "</details>" in item, (path.name, prompt[:120])
+
+
+# A count of what a capture holds, written into the prose by hand: it drifts with torch's
+# versions (04's "8 operations", "three C++ kernels and two addmm" did). Counts are printed from
+# the capture instead. Not checked: "one" (mostly not a count), code, and the folded answers to
+# "Try this" (what the reader finds when trying, not what this run captured).
+_NUMBER = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty)"
+_CAPTURED = (
+    r"(?:compile ids?|graph breaks?|breaks|kernels?|operations|ops|nodes|graphs|recompiles?"
+    r"|recompilations|restarts|saved tensors|primitives|library calls|matmuls)"
+)
+_HARD_CODED_COUNT = re.compile(rf"\b{_NUMBER}\s+(?:[\w+-]+\s+)?{_CAPTURED}\b", re.I)
+# Counts of the code a notebook shows, not of what torch made of it.
+_COUNTS_OF_THE_CODE = {
+    ("03_graph_break_clinic.ipynb", "four graph breaks"),  # the clinic's four cases
+    ("02_dynamo.ipynb", "four breaks"),  # the same four cases
+    ("04_aotautograd.ipynb", "two in-place operations"),  # relu_ and add_ in the cell
+    ("04_aotautograd.ipynb", "two elementwise ops"),  # cos and sin in the chain
+    ("07_compiled_autograd.ipynb", "two graphs"),  # a break splits a forward in two
+}
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_prose_prints_counts_from_the_capture_instead_of_writing_them(path):
+    found = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "markdown":
+            continue
+        text = _without_code(re.sub(r"<details>.*?</details>", "", cell.source, flags=re.S))
+        for match in _HARD_CODED_COUNT.finditer(text):
+            phrase = " ".join(match.group(0).split())
+            if (path.name, phrase) not in _COUNTS_OF_THE_CODE:
+                found.append(phrase)
+    assert not found, f"{path.name}: print these from the capture: {found}"
 
 
 def test_binder_pins_the_torch_the_makefile_pins():

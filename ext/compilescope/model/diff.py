@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .capture import Capture
 from .compile import Compile
 from .graph import Node
+from .kernel import Kernel
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class KernelChange:
 
     compile_id: str
     name: str
-    change: str  # "added", "removed", "changed", "replaced"
+    change: str  # "added", "removed", "changed", "replaced", "config" (same code, other launch)
     before: str = ""  # source before ("" when added)
     after: str = ""  # source after ("" when removed)
 
@@ -110,7 +111,11 @@ class CaptureDiff:
                     f" (+{len(g.added)} -{len(g.removed)} ~{len(g.changed)})"
                 )
         for k in self.kernels:
-            lines.append(f"  {k.compile_id} kernel {k.change}: {k.name}")
+            if k.change == "config":  # the two configs, in words
+                lines.append(f"  {k.compile_id} kernel launched with another config: {k.name}")
+                lines.append(f"    before: {k.before}\n    after:  {k.after}")
+            else:
+                lines.append(f"  {k.compile_id} kernel {k.change}: {k.name}")
         for cid, before, after in self.collectives:
             lines.append(
                 f"  {cid} collectives: {', '.join(before) or 'none'} -> {', '.join(after) or 'none'}"
@@ -227,6 +232,10 @@ def _kernel_changes(cid: str, ca: Compile, cb: Compile) -> list[KernelChange]:
     for key in [k for k in ka if k in kb]:
         if ka[key].source != kb[key].source:
             out.append(KernelChange(cid, label(key), "changed", ka[key].source, kb[key].source))
+        elif _config(ka[key]) != _config(kb[key]) and _config(ka[key]) and _config(kb[key]):
+            # Same code, another launch config: the runtime autotuner chose differently (a
+            # kernel can run twice as long for it: block 512 vs 256).
+            out.append(KernelChange(cid, label(key), "config", _config(ka[key]), _config(kb[key])))
     # A kernel fusing other ops gets another name (cpp_fused_sin_0 -> cpp_fused_cos_sin_0):
     # pair what went and what came within one graph role and language, in order.
     for old in list(gone):
@@ -243,6 +252,12 @@ def _kernel_changes(cid: str, ca: Compile, cb: Compile) -> list[KernelChange]:
     out += [KernelChange(cid, label(k), "removed", ka[k].source, "") for k in gone]
     out += [KernelChange(cid, label(k), "added", "", kb[k].source) for k in new]
     return out
+
+
+def _config(kernel: Kernel) -> str:
+    """The launch config a Triton kernel ran with ("" when not known)."""
+    keys = [k for k in kernel.launch if k not in ("registers", "spills", "autotune_us")]
+    return ", ".join(f"{k}={kernel.launch[k]}" for k in sorted(keys))
 
 
 def _compiled_median(capture: Capture, compile_: Compile) -> float | None:

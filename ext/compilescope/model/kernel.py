@@ -8,6 +8,17 @@ from .graph import SourceLoc
 
 
 @dataclass(frozen=True)
+class AutotuneChoice:
+    """One config Inductor's autotuner benchmarked for a Triton kernel, and what it measured."""
+
+    config: str  # Triton's Config as printed: "XBLOCK: 1024, num_warps: 4, num_stages: 1"
+    ms: float | None  # the autotuner's benchmark of it (None: it failed, torch timed it as inf)
+    registers: int | None = None
+    spills: int | None = None
+    chosen: bool = False
+
+
+@dataclass(frozen=True)
 class Kernel:
     """One kernel: generated (triton, cpp, ...) or a call into an extern library (`extern`)."""
 
@@ -24,6 +35,9 @@ class Kernel:
     bytes_moved: float | None = None
     ir: dict[str, str] = field(default_factory=dict)  # Triton IR stage (ttir, ptx...) -> text
     launch: dict[str, int] = field(default_factory=dict)  # num_warps, num_stages, shared...
+    # The configs Inductor's runtime autotuner benchmarked when the kernel first ran (live
+    # captures; a log holds none), the chosen one marked; () when it had one config.
+    autotune: tuple[AutotuneChoice, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -101,9 +101,12 @@ class RealSteps:
     A step runs from one `optimizer.step()` to the next. `compiled` is the wall time of the
     steps as the user's code ran them (nothing of ours in them); `eager`, of the steps run
     next with torch.compile's stance set to "force_eager" (the same code, not compiled).
-    The split comes from the steps after `compiled`'s, run with every kernel wrapped, and adds
-    up to their wall time, `split_wall`: graphs_s + outside_graphs_s + between_s. The
-    wrappers' own cost is split_wall - compiled (on a GPU the kernels' device time is theirs).
+    The split comes from the steps after `compiled`'s, run with every kernel wrapped (kernel
+    times are the kernels' own: device time on a GPU), and adds up to `compiled`'s median:
+    graphs_s + outside_graphs_s + between_s. `split_wall` is those wrapped steps' wall time;
+    split_wall - compiled is what wrapping and the profiler cost the CPU.
+    `first_step` / `eager_first_step`: the index (from 0, in optimizer steps since the capture
+    began) of the first step of each window, to compare with the user's own step log.
     """
 
     device: str
@@ -119,6 +122,11 @@ class RealSteps:
     # the autograd engine, waiting; on a GPU, the step's wall time the device was idle.
     between_s: float = 0.0
     kernels: tuple[KernelTiming, ...] = ()  # every compiled kernel, timed in the real steps
+    first_step: int | None = None
+    eager_first_step: int | None = None
+    # Each timed step's wall time, in order (the samples behind `compiled` and `eager`).
+    step_walls: tuple[float, ...] = ()
+    eager_walls: tuple[float, ...] = ()
     note: str = ""  # what was skipped and why (no optimizer step, a recompile in the window)
 
     @property

@@ -10,7 +10,7 @@ from ..common import STAGES, human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.graph import Graph, Node
-from ..model.timing import achieved_rates
+from ..model.timing import RealSteps, achieved_rates
 from .explorer_data import explorer_payload
 from .math import math_html
 from .module_groups import infer_paths
@@ -132,6 +132,16 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "calls_per_run": t.calls_per_run if t else None,
                     "bytes": k.bytes_moved or (t.bytes_per_call if t else None),
                     "ir": k.ir,
+                    "autotune": [
+                        {
+                            "config": a.config,
+                            "ms": a.ms,
+                            "registers": a.registers,
+                            "spills": a.spills,
+                            "chosen": a.chosen,
+                        }
+                        for a in k.autotune
+                    ],  # fmt: skip
                     "launch": k.launch,
                     "grid": list(t.grid) if t else [],
                     "block": list(t.block) if t else [],
@@ -322,6 +332,7 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
         "graphs": graphs,
         "cells": cells,
         "timing_device": capture.timings.device if capture.timings else None,
+        "real_steps": real_steps_data(capture.timings.real_steps if capture.timings else None),
         "messages": [
             {
                 "text": m.message,
@@ -342,3 +353,24 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
 
         data["diff"] = diff_data(diff(before, capture))
     return data
+
+
+def real_steps_data(real: RealSteps | None) -> dict | None:
+    """The user's own steps for the Timings tab: wall per step and its split, in seconds."""
+    if real is None:
+        return None
+    graphs = [{"compile_id": g.compile_id, "role": g.role, "s": g.seconds, "kernels": g.kernels}
+              for g in real.graphs]  # fmt: skip
+    return {
+        "device": real.device,
+        "compiled": _sample(real.compiled),
+        "eager": _sample(real.eager),
+        "speedup": real.speedup,
+        "split_wall": _sample(real.split_wall),
+        "busy_s": real.busy_s,
+        "graphs": graphs,
+        "graphs_s": real.graphs_s,
+        "outside_graphs_s": real.outside_graphs_s,
+        "between_s": real.between_s,
+        "note": real.note,
+    }
