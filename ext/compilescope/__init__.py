@@ -130,7 +130,7 @@ def show(capture: Capture, before: Capture | None = None) -> None:
 
     found = findings(capture)
     display(result_view(capture, before, found, on_try=trier(capture, found)))
-    if len(capture.ranks) > 1:
+    if capture.several_ranks:
         from IPython.display import HTML
 
         from .views.ranks_html import ranks_html

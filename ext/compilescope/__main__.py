@@ -1,10 +1,39 @@
-"""Command line: `python -m compilescope demo`, `summary LOG` or `ranks LOGDIR`."""
+"""Command line: `python -m compilescope report|summary|ranks PATH`, and `demo`."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import __version__
+
+if TYPE_CHECKING:
+    from .model.capture import Capture
+
+_DESCRIPTION = """\
+See what torch.compile did, from a TORCH_TRACE log (a file or a folder: one log per rank of a
+torchrun job), a folder of write_rank captures, or a capture saved as JSON."""
+
+_EPILOG = """\
+examples:
+  TORCH_TRACE=/tmp/tracedir python train.py      # torch writes one log per process
+  python -m compilescope report /tmp/tracedir --open
+  python -m compilescope report capture.json -o capture.html
+  python -m compilescope summary /tmp/tracedir --json capture.json
+  python -m compilescope ranks /tmp/tracedir --world-size 8
+
+exit codes:
+  0  done; for `ranks`: the ranks agree (or there is only one)
+  1  `ranks`: the ranks diverge (they differ in what both of their records hold)
+  2  the input cannot be read (the message names it), or the command line is wrong
+  3  `ranks`: a rank's record is incomplete (its log is missing, empty, ends early or lost
+     entries); the ranks agree as far as their records go, and nothing past where a record
+     ends was compared
+"""
 
 
 def _demo() -> int:
@@ -32,42 +61,94 @@ def _demo() -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="compilescope", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("demo", help="capture a small model and print what torch.compile did")
-    summary = commands.add_parser("summary", help="summarize a TORCH_TRACE file or folder")
-    summary.add_argument("path")
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m compilescope",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"compilescope {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    what = "a TORCH_TRACE log or folder, a folder of write_rank captures, or a saved capture"
+    report = commands.add_parser(
+        "report",
+        help="write the offline HTML report (one file, no network needed)",
+        description="Write one standalone HTML report of PATH: the interactive view with its "
+        "findings, graphs, kernels and, for several ranks, the rank report. Exit code 0 once "
+        "written (see `ranks` for a check that fails when ranks differ).",
+    )
+    report.add_argument("path", metavar="PATH", help=what)
+    report.add_argument(
+        "-o", "--output", default="compilescope_report.html", help="where (default: %(default)s)"
+    )
+    report.add_argument("--open", action="store_true", help="open it in the web browser")
+    report.add_argument("--world-size", type=int, help="ranks the job had (for the rank report)")
+    summary = commands.add_parser("summary", help="print what each compile did")
+    summary.add_argument("path", metavar="PATH", help=what)
     summary.add_argument("--json", metavar="OUT", help="also write the capture as JSON to OUT")
     ranks = commands.add_parser(
         "ranks",
-        help="compare the ranks of a distributed job's TORCH_TRACE logs; "
-        "exits 1 when they diverge, 0 when they agree",
+        help="compare the ranks of a distributed job (exit code 0 agree, 1 diverge, 3 incomplete)",
+        description="Group the ranks by what they compiled and say where each group parts; "
+        "a rank whose record is missing, empty or ends early is reported as incomplete and "
+        "compared only as far as its record goes.",
+        epilog=_EPILOG.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ranks.add_argument("path")
-    ranks.add_argument("--world-size", type=int, help="ranks the job had (a missing log diverges)")
+    ranks.add_argument("path", metavar="PATH", help=what)
+    ranks.add_argument("--world-size", type=int, help="ranks the job had (a missing one counts)")
     ranks.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
-    args = parser.parse_args(argv)
+    commands.add_parser("demo", help="capture a small model and print what torch.compile did")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     if args.command == "demo":
         return _demo()
-    from . import load_trace
+    from .trace.sources import open_capture
 
     try:
-        cap = load_trace(args.path)
-    except (OSError, ValueError) as error:
-        print(f"compilescope: {error}", file=sys.stderr)
-        return 2
-    if args.command == "ranks":
-        report = cap.compare_ranks(args.world_size)
-        print(report)
+        cap = open_capture(args.path)
+        if args.command == "ranks":
+            return _ranks(cap, args)
+        if args.command == "report":
+            return _report(cap, args)
+        print(cap)
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                json.dump(report.to_dict(), handle, indent=1)
-        return 1 if report.diverged else 0
-    print(cap)
+            Path(args.json).write_text(cap.to_json(), encoding="utf-8")
+        return 0
+    except (OSError, ValueError) as error:
+        message = str(error)
+        if args.path not in message and not isinstance(error, OSError):
+            message = f"{args.path}: {message}"
+        print(f"compilescope: {message}", file=sys.stderr)
+        return 2
+
+
+def _ranks(cap: Capture, args: argparse.Namespace) -> int:
+    report = cap.compare_ranks(args.world_size)
+    print(report)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            handle.write(cap.to_json())
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=1), encoding="utf-8")
+    return report.exit_code
+
+
+def _report(cap: Capture, args: argparse.Namespace) -> int:
+    from . import to_html
+
+    if args.world_size is not None:
+        cap = replace(cap, world_size=args.world_size)
+    path = Path(to_html(cap, args.output)).resolve()
+    what = f"{len(cap.compiles)} compile ids"
+    if cap.several_ranks:
+        what += f"; ranks: {cap.compare_ranks().status}"
+    print(f"compilescope: wrote {path} ({what})")
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(path.as_uri())
     return 0
 
 

@@ -265,7 +265,8 @@ class CompileFxMagics(Magics):
                 remember_replay(captured, replay)
             if args.out and captured is not None:
                 self.shell.user_ns[args.out] = captured
-            self._show(captured, progress, before, args.quiet)
+            # With --fix, the before/after table below says what changed: no text diff too.
+            self._show(captured, progress, before, args.quiet, text_diff=fixing is None)
             if fixing is not None and captured is not None and before is not None:
                 from IPython.display import display
 
@@ -274,7 +275,14 @@ class CompileFxMagics(Magics):
                 display(FixTrial(fixing[0], fixing[1], before, captured))
         return output
 
-    def _show(self, capture: Capture | None, progress: _Progress, before, quiet: bool) -> None:
+    def _show(
+        self,
+        capture: Capture | None,
+        progress: _Progress,
+        before,
+        quiet: bool,
+        text_diff: bool = True,
+    ) -> None:
         view = None
         if capture is not None and not quiet:
             try:
@@ -295,7 +303,7 @@ class CompileFxMagics(Magics):
                 )
                 view = _Text(capture.summary())
         progress.finish(view)
-        if before is not None and capture is not None:  # also in the view's Diff tab
+        if text_diff and before is not None and capture is not None:  # also in the Diff tab
             from IPython.display import display
 
             from .model.diff import diff

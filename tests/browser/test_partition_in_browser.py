@@ -27,8 +27,12 @@ def test_partition_pane_shows_activation_memory_and_the_sweep(page, swept, tmp_p
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     page.click("button[data-tab='graphs']")
     page.click("button.cs-stage[data-stage='partition']")
+    page.click("[data-fold='saved']:visible > summary")  # folded to one line under the graph
     head = page.locator(".cs-partition-head:visible").inner_text()
     assert head.startswith("activation memory ") and "recomputes" in head
+    # Measured over one run of the compiled forward, beside the prediction (issue 21).
+    held = page.locator(".cs-held:visible").inner_text()
+    assert held.startswith("held by the compiled code: ") and "as the partition predicts" in held
     # Saved tensors say what they are: inputs and parameters apart from activations.
     kinds = page.locator(".cs-saved-row:visible").evaluate_all(
         "rows => rows.map(r => r.getAttribute('data-kind'))"
@@ -39,4 +43,5 @@ def test_partition_pane_shows_activation_memory_and_the_sweep(page, swept, tmp_p
     assert chart.locator(".cs-sweep-captured").count() == 1
     chart.locator(".cs-sweep-point[data-partitioner='default']").click()
     assert page.locator(".cs-sweep-detail:visible").inner_text().startswith("default: activations")
+    assert "the partitioner's predictions" in page.locator(".cs-sweep-basis:visible").inner_text()
     assert page.errors == [] and page.dialogs == []

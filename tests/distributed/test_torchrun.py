@@ -46,6 +46,10 @@ def test_ranks_that_agree(tmp_path):
     logged = compilescope.load_trace(tmp_path / "trace")
     live = compilescope.merge_ranks(tmp_path / "live")
     assert live.compile_ids == logged.compile_ids and live.ranks == (0, 1)
+    # Capturing compiles nothing of its own (its saved-tensor hook once ran under FSDP2's
+    # eager hooks while Dynamo's frame callback was on, and Dynamo compiled it as a frame).
+    assert not [c.id for c in logged if "compilescope" in c.frame.file]
+    assert [str(c.id) for c in logged.rank(0)][-1] == "rank0:6/0"
     assert live.world_size == 2 and not live.compare_ranks().diverged
     # FSDP2's module recompiles Net.forward (another class): its guard names an object id,
     # which differs between the processes and must not count as a difference.
@@ -60,6 +64,21 @@ def test_ranks_that_agree(tmp_path):
     # The functional all-reduce is in its graph, with its shape.
     ops = [(c.op, c.tensors) for p in live.compare_ranks().profiles[0] for c in p.collectives]
     assert ("all_reduce", "f32[4][1]cpu") in ops and ("wait_tensor", "f32[4][1]cpu") in ops
+
+    # Rank 1 killed: its log cut at 60%. Incomplete (exit code 3), never a divergence.
+    (log,) = (tmp_path / "trace").glob("*rank_1*")
+    data = log.read_bytes()
+    log.write_bytes(data[: int(len(data) * 0.6)])
+    cut = ranks_command(tmp_path / "trace")
+    assert cut.returncode == 3, cut.stdout + cut.stderr
+    assert "INCOMPLETE: the record of rank 1 is incomplete" in cut.stdout
+    assert "DIVERGED" not in cut.stdout and "parts from" not in cut.stdout
+    assert "rank 1: its record ends early" in cut.stdout and "not compared: " in cut.stdout
+    html = subprocess.run(
+        [sys.executable, "-m", "compilescope", "report", str(tmp_path / "trace"),
+         "-o", str(tmp_path / "job.html")], capture_output=True, text=True,
+    )  # fmt: skip
+    assert html.returncode == 0 and "ranks: incomplete" in html.stdout, html.stderr
 
 
 def test_rank_1_recompiles_on_another_shape(tmp_path):

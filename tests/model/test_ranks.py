@@ -129,14 +129,19 @@ def test_a_recompile_on_one_rank_is_where_it_parts():
     (part,) = report.divergences
     assert part.ranks == (1,) and part.aspect == "compile ids" and part.compile_id == "0/1"
     assert "rank 1 compiles 0/1 (recompile: size mismatch); ranks 0, 2 do not" == part.detail
-    # The extra compile is only a difference of compile ids: the shared 0/0 agrees.
-    assert report.aspect_groups["collectives"] == ((0, 1, 2),)
+    # Every aspect reads the whole record: the extra compile's all_gather is a difference of
+    # collectives too (issue 21: aspects once compared only the compile ids both ranks had).
+    assert report.aspect_groups["collectives"] == ((0, 2), (1,))
+    assert report.aspect_groups["cache"] == ((0, 1, 2),)  # it logged no cache events
 
 
-def test_a_missing_rank_diverges():
+def test_a_missing_rank_is_incomplete_not_a_divergence():
     report = compare_ranks(job({0: [forward_text(0)], 1: [forward_text(1)]}), world_size=3)
     assert report.groups == ((0, 1),) and report.missing_ranks == (2,)
-    assert report.diverged and "MISSING: rank 2 of 3" in report.summary()
+    assert not report.diverged and report.status == "incomplete" and report.exit_code == 3
+    text = report.summary()
+    assert "INCOMPLETE: the record of rank 2 is incomplete" in text
+    assert "rank 2: no log or saved capture of it was found; nothing of it was compared" in text
 
 
 def test_ranks_text():
@@ -180,7 +185,7 @@ def test_cli_exits_0_when_ranks_agree_and_1_when_they_diverge(tmp_path):
     assert "all ranks agree" in same.stdout and "3 ranks (0-2)" in same.stdout
     assert json.loads((tmp_path / "r.json").read_text())["diverged"] is False
     missing = run_cli("ranks", str(tmp_path), "--world-size", "4")
-    assert missing.returncode == 1 and "MISSING: rank 3 of 4" in missing.stdout
+    assert missing.returncode == 3 and "rank 3: no log" in missing.stdout
     diverged = run_cli("ranks", str(RANKS))
     assert diverged.returncode == 1 and "rank 1 parts from rank 0 at compile 0/0" in diverged.stdout
     assert run_cli("ranks", str(tmp_path / "nothing")).returncode == 2

@@ -127,6 +127,8 @@ def capture_run(
         session.active(settings or None),
         how.running(run.wrap),
         timing_real_steps(session, how.real_steps, how.eager_steps),
+        # what compiled forwards save, on their first run
+        session.held.measuring(compiled_autograd=how.compiled_autograd),
     ):
         yield run
 

@@ -17,7 +17,9 @@ from ..trace.events import event_from_record, event_name
 from ..trace.notebook_cells import notebook_cell
 from ..trace.output_code import split_output_code
 from . import torch_bridge, torch_words
+from .autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
 from .distributed import rank_and_world_size
+from .held_memory import HeldRecorder, with_held_memory
 from .measure import RecordedGraph, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
@@ -47,9 +49,11 @@ class CaptureSession:
         # many timed runs per measurement), or False.
         self.timings: bool | int = False
         self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
+        self.held = HeldRecorder()  # what each compiled forward saves (live/held_memory.py)
         # The user's own steps, timed while the block ran (live/real_steps.py), and why not.
         self.real_steps: RealSteps | None = None
         self.real_step_notes: list[str] = []
+        self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0
 
@@ -110,6 +114,7 @@ class CaptureSession:
                 torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
                 recording_partitions(self.joints),
                 torch_words.listening() as said,  # torch's warnings: for the view, not stderr
+                hearing_autotune() as self._autotune,
             ):
                 try:
                     yield self
@@ -149,7 +154,9 @@ class CaptureSession:
         sources, cells = self._cell_sources(capture)
         capture = replace(capture, sources=sources, cells=cells)
         capture = with_autotune_choices(with_triton_ir(capture, self._started))
+        capture = with_autotune_records(capture, self._autotune)
         capture = with_partition_labs(capture, self.joints)
+        capture = with_held_memory(capture, self.held)
         self.joints = JointRecorder()  # the labs own the records now; the session lets go
         return with_module_paths(capture, self.module_paths, self.joint_paths, self.post_grad_paths)
 

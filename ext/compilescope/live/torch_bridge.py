@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
@@ -348,3 +349,26 @@ def chosen_triton_configs(output_code_path: str) -> dict[str, dict[str, int]]:
                 chosen["autotune_us"] = took // 1000
             out[name] = chosen
     return out
+
+
+@contextlib.contextmanager
+def bytecode_listener(hear: Callable[[types.CodeType, types.CodeType], None]) -> Iterator[None]:
+    """Hear each code object Dynamo makes, while its compile id is current
+    (torch._dynamo.convert_frame.register_bytecode_hook); the code is left as Dynamo made it."""
+    try:
+        from torch._dynamo.convert_frame import register_bytecode_hook
+    except ImportError:  # pragma: no cover - guard against torch API drift
+        yield
+        return
+
+    def hook(code: types.CodeType, new_code: types.CodeType) -> None:
+        try:
+            hear(code, new_code)
+        except Exception:  # listening must never break the user's compile
+            pass
+
+    handle = register_bytecode_hook(hook)
+    try:
+        yield
+    finally:
+        handle.remove()

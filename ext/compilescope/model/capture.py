@@ -10,19 +10,13 @@ from typing import TYPE_CHECKING, Any, cast
 from . import serialize
 from .compile import Compile, GraphBreak
 from .compile_id import CompileId
+from .rank_log import RankLog, Skipped
 from .timing import Timings
 
 if TYPE_CHECKING:
     from .rank_report import RankReport
 
-
-@dataclass(frozen=True)
-class Skipped:
-    """Log content that could not be read, counted by reason (nothing is silently dropped)."""
-
-    reason: str
-    count: int
-    first_line: int | None = None  # 1-based line of the first occurrence, in logs
+__all__ = ["Capture", "RankLog", "Skipped", "TorchMessage"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +47,8 @@ class Capture:
     cells: dict[str, int] = field(default_factory=dict)  # notebook cell file -> its number
     messages: tuple[TorchMessage, ...] = ()  # what torch said (warnings, log lines) meanwhile
     world_size: int | None = None  # processes in the distributed job, when known
+    # Per rank log (or saved rank capture) read: where each ends, what of it could not be read.
+    rank_logs: tuple[RankLog, ...] = ()
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:
@@ -83,18 +79,28 @@ class Capture:
     def graph_breaks(self) -> tuple[tuple[CompileId, GraphBreak], ...]:
         return tuple((c.id, b) for c in self.compiles for b in c.graph_breaks)
 
+    @property
+    def several_ranks(self) -> bool:
+        """A job of several ranks, as far as this capture knows: ranks with compiles or logs,
+        or (for logs and merged ranks, not one rank's own live capture) a world size of 2+."""
+        known = set(self.ranks) | {log.rank for log in self.rank_logs}
+        return len(known) > 1 or (self.source != "live" and (self.world_size or 0) > 1)
+
     def rank(self, rank: int) -> Capture:
         """The compilations of one rank of a multi-process log."""
         compiles = tuple(c for c in self.compiles if c.id.rank == rank)
+        logs = tuple(log for log in self.rank_logs if log.rank == rank)
         return Capture(
             compiles,
             self.torch_version,
             self.source,
             (rank,),
             world_size=self.world_size,
-            skipped=self.skipped,
+            # A rank's own unreadable entries where the reader counted them per rank.
+            skipped=tuple(s for log in logs for s in log.skipped) if logs else self.skipped,
             sources=self.sources,
             cells=self.cells,
+            rank_logs=logs,
         )
 
     def compare_ranks(self, world_size: int | None = None) -> RankReport:

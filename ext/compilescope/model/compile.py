@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..common import KIND_ALIASES, short_path
 from .compile_id import CompileId
 from .graph import Graph, SourceLoc
+from .held_memory import HeldMemory
 from .kernel import Kernel, OutputCode
 from .partition import (
     SWEEP_BUDGETS,
@@ -167,6 +168,9 @@ class Compile:
     # The partitioner this compile ran and its activation memory budget, when known (live).
     partitioner: str = ""
     memory_budget: float | None = None
+    # What the compiled forward really saved for backward over one run (live captures): the
+    # partition's prediction misses copies Inductor makes after it (model/held_memory.py).
+    held: HeldMemory | None = None
 
     @property
     def partition(self) -> Partition | None:

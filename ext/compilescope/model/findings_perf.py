@@ -7,6 +7,7 @@ from typing import Any
 
 from ..common import human_bytes
 from .capture import Capture
+from .compile import Compile
 from .finding import Cost, Finding, Fix, Place, Setting
 from .findings_places import frame_of, frame_places, place, user_loc
 from .kernel_table import kernel_rows
@@ -174,7 +175,7 @@ def memory_findings(capture: Capture, least_saving: float = 0.10) -> list[Findin
                 kind="activation_memory",
                 what=f"{c.id} keeps {human_bytes(now)} of activations for the backward; a "
                 f"memory budget of {pick_budget:g} saves {human_bytes(saved)} "
-                f"({saved / now:.0%}).",
+                f"({saved / now:.0%}), as the partitioner predicts.{_held_beyond(c, now)}",
                 key=f"activation_memory:{c.id}",
                 user=frame_places(frame_of(capture, c), capture)[0],
                 compile_ids=(str(c.id),),
@@ -188,3 +189,14 @@ def memory_findings(capture: Capture, least_saving: float = 0.10) -> list[Findin
             )
         )  # fmt: skip
     return found
+
+
+def _held_beyond(c: Compile, predicted: int) -> str:
+    """What the compiled code held beyond the prediction (copies after the partition)."""
+    held = c.held.activation_bytes if c.held is not None and c.held.measured else None
+    if held is None or held <= predicted:
+        return ""
+    return (
+        f" The compiled code held {human_bytes(held)} (measured): {human_bytes(held - predicted)}"
+        " in copies Inductor made after the partition, which no budget removes."
+    )

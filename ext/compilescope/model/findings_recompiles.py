@@ -80,8 +80,14 @@ def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
     size = _SIZE.search(guard)
     if size:
         name, dim = size["name"], int(size["dim"])
-        mark = Setting(name, "mark_dynamic", dim)
         dynamic = Setting("dynamic", "compile_kwarg", True)
+        whole = Fix("setting", "Compile with dynamic=True", (dynamic,), tradeoff=_DYNAMIC_TRADEOFF,
+                    source="compilescope")  # fmt: skip
+        if not name.isidentifier():
+            # A source only Dynamo can name (`___from_numpy(___stack1)`, a resume function's
+            # stack): nothing a user could mark; dynamic=True still reaches it.
+            return (whole,)
+        mark = Setting(name, "mark_dynamic", dim)
         return (
             Fix(
                 "setting",
@@ -90,9 +96,8 @@ def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
                 tradeoff=_MARK_TRADEOFF,
                 source="compilescope",
             ),
-            Fix("setting", "Compile with dynamic=True", (dynamic,), tradeoff=_DYNAMIC_TRADEOFF,
-                source="compilescope"),
-        )  # fmt: skip
+            whole,
+        )
     stride = _STRIDE.search(guard)
     if stride:
         change = f"pass `{stride['name']}` with one memory layout every call (e.g. `.contiguous()`)"

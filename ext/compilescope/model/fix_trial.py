@@ -19,6 +19,11 @@ class Headline:
     graphs: int
     compile_s: float | None
     step_s: float | None  # compiled forward + backward of every timed graph (median runs)
+    # Activation memory of every partition: as the partitioner predicts it, and as the compiled
+    # code held it over one run (live captures; None where not measured). A memory budget fix
+    # compiles again, so both are figures of real compiles.
+    predicted_bytes: int | None = None
+    held_bytes: int | None = None
 
     def as_row(self) -> dict[str, int | float | None]:
         return {
@@ -29,6 +34,8 @@ class Headline:
             "graphs": self.graphs,
             "compile time (s)": self.compile_s,
             "compiled step (s)": self.step_s,
+            "activations, predicted (B)": self.predicted_bytes,
+            "activations, held (B)": self.held_bytes,
         }
 
 
@@ -36,6 +43,10 @@ def headline(capture: Capture) -> Headline:
     """The capture's headline figures (a restart is a compile id torch tried again)."""
     compiles = list(capture)
     times = [c.compile_time_s for c in compiles if c.compile_time_s is not None]
+    partitions = [p for c in compiles if (p := c.partition) is not None]
+    held = [c.held for c in compiles if c.partition is not None and c.held and c.held.measured]
+    if len(held) != len(partitions):
+        held = []  # a figure of every partition, or none
     step = None
     if capture.timings is not None:
         parts = [
@@ -53,10 +64,12 @@ def headline(capture: Capture) -> Headline:
         graphs=sum(1 for c in compiles if c.graphs.get("dynamo_output_graph")),
         compile_s=sum(times) if times else None,
         step_s=step,
+        predicted_bytes=sum(p.activation_bytes for p in partitions) if partitions else None,
+        held_bytes=sum(h.activation_bytes for h in held) if partitions and held else None,
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class FixTrial:
     """`fix` of `finding`, applied while the same code was captured again. `after` is None when
     the second capture failed; `error` then says why (the settings were restored either way)."""
@@ -86,6 +99,9 @@ class FixTrial:
         return "\n".join(lines)
 
     def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:  # what a terminal and a notebook's text/plain show: the table
         return self.summary()
 
 

@@ -1,20 +1,29 @@
-"""Compare the ranks of a distributed job: group those that agree, find where the others part."""
+"""Compare the ranks of a distributed job: group those that agree, find where the others part,
+and say which ranks' records are incomplete (those are compared only as far as they go)."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .compile_id import CompileId
-from .ranks import ASPECTS, RankCompile, aspect_key, rank_compile, without_device_index
+from .rank_compare import (
+    ASPECT_LABEL,
+    ASPECT_NAMES,
+    Parting,
+    RankRecord,
+    after_last,
+    first_parting,
+    group_ranks,
+    not_compared,
+    records_of,
+)
+from .ranks import ASPECTS, RankCompile
 
 if TYPE_CHECKING:
     from .capture import Capture
 
-_ASPECT_LABEL = dict(ASPECTS)
+# What `python -m compilescope ranks` exits with, by the report's status.
+EXIT_CODES = {"agree": 0, "one rank": 0, "diverged": 1, "incomplete": 3}
 
 
 def ranks_text(ranks: tuple[int, ...] | list[int]) -> str:
@@ -44,13 +53,50 @@ class Divergence:
     def __str__(self) -> str:
         return (
             f"{ranks_text(self.ranks)} parts from {ranks_text(self.reference)} at compile "
-            f"{self.compile_id} ({_ASPECT_LABEL.get(self.aspect, self.aspect)}): {self.detail}"
+            f"{self.compile_id} ({ASPECT_LABEL.get(self.aspect, self.aspect)}): {self.detail}"
         )
 
 
 @dataclass(frozen=True)
+class Gap:
+    """A rank whose record is incomplete: why, where it ends, and what was not compared."""
+
+    rank: int
+    why: str  # in words: no log, an empty log, a log that ends early, lost entries
+    where: str = ""  # where its record ends (`in compile 4/0, after its aot_forward_graph`)
+    file: str = ""
+    in_part: tuple[str, ...] = ()  # compile ids compared only as far as they were logged
+    not_compared: tuple[str, ...] = ()  # the reference's compile ids past its end
+    damaged: tuple[str, ...] = ()  # compile ids compared by their ids only (entries lost)
+    reference: tuple[int, ...] = ()  # the rank whose compile ids `not_compared` are
+    nothing: bool = False  # nothing of it could be compared at all
+
+    def __str__(self) -> str:
+        text = f"rank {self.rank}: {self.why}"
+        if self.nothing:
+            return text + "; nothing of it was compared"
+        if self.where:
+            text += f"; its record stops {self.where}"
+        if self.file:
+            text += f" ({self.file})"
+        if self.in_part:
+            text += f"; compared as far as logged: {', '.join(self.in_part)}"
+        if self.damaged:
+            text += f"; compared by id only (entries lost): {', '.join(self.damaged)}"
+        if self.not_compared:
+            shown = ", ".join(self.not_compared[:6])
+            more = f" and {len(self.not_compared) - 6} more" if len(self.not_compared) > 6 else ""
+            text += (
+                f"; not compared: {shown}{more} ({ranks_text(self.reference)} compiled them "
+                "after that point)"
+            )
+        return text
+
+
+@dataclass(frozen=True)
 class RankReport:
-    """Ranks grouped by what they compiled; `diverged` when there is more than one group."""
+    """Ranks grouped by what they compiled (`diverged` when there is more than one group), and
+    the ranks whose records are incomplete (`gaps`): compared only as far as they go."""
 
     ranks: tuple[int, ...]
     profiles: dict[int, tuple[RankCompile, ...]]
@@ -59,17 +105,34 @@ class RankReport:
     divergences: tuple[Divergence, ...] = ()
     source: str = ""
     world_size: int | None = None
+    gaps: tuple[Gap, ...] = ()
 
     @property
     def diverged(self) -> bool:
-        return len(self.groups) > 1 or bool(self.missing_ranks)
+        """Ranks differ in what both records hold (never past where an incomplete one ends)."""
+        return len(self.groups) > 1
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.gaps)
+
+    @property
+    def status(self) -> str:
+        """`diverged`, `incomplete` (agree as far as the records go), `agree`, or `one rank`."""
+        if self.diverged:
+            return "diverged"
+        if self.incomplete:
+            return "incomplete"
+        return "agree" if len(self.ranks) > 1 else "one rank"
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
 
     @property
     def missing_ranks(self) -> tuple[int, ...]:
-        """Ranks the world size promises that logged nothing."""
-        if self.world_size is None:
-            return ()
-        return tuple(r for r in range(self.world_size) if r not in self.ranks)
+        """Ranks the world size promises that have no log or capture at all."""
+        return tuple(g.rank for g in self.gaps if g.nothing and g.why.startswith("no log"))
 
     def summary(self) -> str:
         head = f"compilescope ranks: {len(self.ranks)} ranks"
@@ -78,30 +141,26 @@ class RankReport:
         if self.source and self.source != "live":
             head += f" from {self.source}"
         lines = [head]
-        if len(self.ranks) < 2:
+        if self.status == "one rank":
             lines.append("nothing to compare: this capture holds fewer than two ranks")
             return "\n".join(lines)
-        if self.missing_ranks:
-            lines.append(f"MISSING: {ranks_text(self.missing_ranks)} of {self.world_size}")
-        if len(self.groups) == 1:
-            lines.append("all ranks agree: same compile ids, graph breaks, inputs, graphs,")
-            lines.append("collectives and cache hits and misses")
-        else:
-            lines.append(f"DIVERGED: the ranks fall into {len(self.groups)} groups")
+        lines.append(verdict(self))
         for group in self.groups:
             lines.append(f"  {ranks_text(group):<14} {profile_line(self.profiles[group[0]])}")
         schedule = collective_lines(self.profiles[self.groups[0][0]]) if self.groups else []
         if schedule:
             lines.append(f"collectives of {ranks_text(self.groups[0])}, in graph order:")
             lines += [f"  {line}" for line in schedule]
-        lines.append("by aspect:")
-        for aspect, label in ASPECTS:
-            groups = self.aspect_groups.get(aspect, ())
-            text = "all agree" if len(groups) <= 1 else " | ".join(ranks_text(g) for g in groups)
-            lines.append(f"  {label:<28} {text}")
+        if self.groups:
+            lines.append("by aspect" + (" (as far as each record goes):" if self.gaps else ":"))
+            for aspect, label in ASPECTS:
+                lines.append(f"  {label:<28} {aspect_text(self.aspect_groups.get(aspect, ()))}")
         if self.divergences:
             lines.append("where they part:")
             lines += [f"  {d}" for d in self.divergences]
+        if self.gaps:
+            lines.append("incomplete records (never called a divergence past where they end):")
+            lines += [f"  {g}" for g in self.gaps]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -111,11 +170,13 @@ class RankReport:
         return self.summary()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: groups, per-aspect groups and where each group parts."""
+        """JSON-ready: status, groups, per-aspect groups, where each group parts, and gaps."""
         return {
             "ranks": list(self.ranks),
             "world_size": self.world_size,
+            "status": self.status,
             "diverged": self.diverged,
+            "incomplete": self.incomplete,
             "groups": [list(g) for g in self.groups],
             "aspects": {a: [list(g) for g in gs] for a, gs in self.aspect_groups.items()},
             "divergences": [
@@ -127,6 +188,19 @@ class RankReport:
                     "detail": d.detail,
                 }
                 for d in self.divergences
+            ],
+            "gaps": [
+                {
+                    "rank": g.rank,
+                    "why": g.why,
+                    "where": g.where,
+                    "file": g.file,
+                    "compared_as_far_as_logged": list(g.in_part),
+                    "not_compared": list(g.not_compared),
+                    "compared_by_id_only": list(g.damaged),
+                    "nothing_compared": g.nothing,
+                }
+                for g in self.gaps
             ],
             "profiles": {
                 str(r): [
@@ -146,6 +220,35 @@ class RankReport:
                 for r, p in self.profiles.items()
             },
         }
+
+
+def verdict(report: RankReport) -> str:
+    """The report's first line after its head: DIVERGED, INCOMPLETE or agree, in words."""
+    gaps = ranks_text([g.rank for g in report.gaps]) if report.gaps else ""
+    if report.diverged:
+        also = f" ({gaps}: incomplete, see below)" if gaps else ""
+        return f"DIVERGED: the ranks fall into {len(report.groups)} groups{also}"
+    if report.gaps:
+        if sum(len(g) for g in report.groups) < 2:
+            return f"INCOMPLETE: {_records_of(report.gaps)} incomplete: no two records to compare"
+        return (
+            f"INCOMPLETE: {_records_of(report.gaps)} incomplete; the ranks agree as far as "
+            "their records go (nothing past where a record ends is called a divergence)"
+        )
+    return (
+        "all ranks agree: same compile ids, graph breaks, inputs, graphs,\n"
+        "collectives and cache hits and misses"
+    )
+
+
+def _records_of(gaps: tuple[Gap, ...]) -> str:
+    """`the record of rank 1 is`, `the records of ranks 1-3 are`."""
+    ranks = ranks_text([g.rank for g in gaps])
+    return f"the record of {ranks} is" if len(gaps) == 1 else f"the records of {ranks} are"
+
+
+def aspect_text(groups: tuple[tuple[int, ...], ...]) -> str:
+    return "all agree" if len(groups) <= 1 else " | ".join(ranks_text(g) for g in groups)
 
 
 def collective_lines(compiles: tuple[RankCompile, ...], limit: int = 8) -> list[str]:
@@ -169,166 +272,80 @@ def profile_line(compiles: tuple[RankCompile, ...]) -> str:
 
 
 def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport:
-    """Group the ranks of a multi-rank capture and find where each group parts from the rest."""
-    ranks = tuple(sorted(capture.ranks))
-    profiles = {r: tuple(rank_compile(c) for c in capture.rank(r)) for r in ranks}
-    groups = _group(ranks, lambda r: tuple(aspect_key(profiles[r], a) for a, _ in ASPECTS))
-    common = _common_ids(profiles)
-    # Aspects other than compile ids are compared on the compiles every rank has: an extra
-    # compile on one rank is a difference of compile ids, and reported there.
-    shared = {r: tuple(c for c in profiles[r] if c.compile_id in common) for r in ranks}
-    aspect_groups = {
-        aspect: _group(
-            ranks,
-            partial(aspect_key_of, profiles if aspect == "compile ids" else shared, aspect),
-        )
-        for aspect, _ in ASPECTS
-    }
+    """Group the ranks of a multi-rank capture, find where each group parts from the rest, and
+    say which records are incomplete (a log missing, empty, cut short or damaged)."""
+    world_size = world_size if world_size is not None else capture.world_size
+    records = records_of(capture, world_size)
+    compared = [r for r in records.values() if not r.nothing]
+    groups = group_ranks(compared)
+    aspect_groups = {aspect: group_ranks(compared, (aspect,)) for aspect in ASPECT_NAMES}
+    reference = _representative(records, groups[0]) if groups else None
     divergences = []
-    if groups:
-        reference = groups[0]
-        for group in groups[1:]:
-            divergences.append(_first_parting(capture, profiles, group, reference))
+    for group in groups[1:]:
+        assert reference is not None
+        mine = _representative(records, group)
+        words = (ranks_text(group), ranks_text(groups[0]))
+        part = first_parting(mine, reference, words=words, capture=capture)
+        if part is not None:
+            detail = part.detail + _cut_note(mine, reference) + _prefix_note(part, mine, reference)
+            divergences.append(Divergence(group, groups[0], part.aspect, part.compile_id, detail))
+    gaps = tuple(_gap(r, reference) for r in records.values() if not r.complete)
     return RankReport(
-        ranks=ranks,
-        profiles=profiles,
+        ranks=tuple(records),
+        profiles={r.rank: r.compiles for r in compared},
         groups=groups,
         aspect_groups=aspect_groups,
-        divergences=tuple(d for d in divergences if d is not None),
+        divergences=tuple(divergences),
         source=capture.source,
-        world_size=world_size if world_size is not None else capture.world_size,
+        world_size=world_size,
+        gaps=gaps,
     )
 
 
-def aspect_key_of(
-    profiles: dict[int, tuple[RankCompile, ...]], aspect: str, rank: int
-) -> tuple[object, ...]:
-    return aspect_key(profiles[rank], aspect)
+def _representative(records: dict[int, RankRecord], group: tuple[int, ...]) -> RankRecord:
+    """A group's first complete record (else its first): what the others are compared with."""
+    return next((records[r] for r in group if records[r].complete), records[group[0]])
 
 
-def _group(ranks: tuple[int, ...], key: Callable[[int], Hashable]) -> tuple[tuple[int, ...], ...]:
-    """Ranks with equal keys, largest group first (ties: the group with the lowest rank)."""
-    by_key: dict[Hashable, list[int]] = {}
-    for r in ranks:
-        by_key.setdefault(key(r), []).append(r)
-    return tuple(sorted((tuple(g) for g in by_key.values()), key=lambda g: (-len(g), g[0])))
+def _cut_note(mine: RankRecord, reference: RankRecord) -> str:
+    cut = [r.rank for r in (mine, reference) if r.ends_early]
+    return f" (compared as far as the record of {ranks_text(cut)} goes)" if cut else ""
 
 
-def _common_ids(profiles: dict[int, tuple[RankCompile, ...]]) -> set[str]:
-    sets = [{c.compile_id for c in p} for p in profiles.values()]
-    return set.intersection(*sets) if sets else set()
+def _prefix_note(part: Parting, mine: RankRecord, reference: RankRecord) -> str:
+    """A record that lacks only compiles past its own last one: what a rank that stopped at a
+    clean record boundary (crashed, or killed between two compiles) also looks like."""
+    if part.aspect != "compile ids" or (part.compile_id in mine.ids) == (
+        part.compile_id in reference.ids
+    ):
+        return ""
+    have, lack = (mine, reference) if part.compile_id in mine.ids else (reference, mine)
+    extra = next(c for c in have.compiles if c.compile_id == part.compile_id)
+    if extra.is_recompile or not after_last(part.compile_id, have, lack) or not lack.ids:
+        return ""  # a recompile is a difference of guards: what the report is for
+    return (
+        f"; rank {lack.rank}'s record ends after {lack.ids[-1]} and agrees up to there: a rank "
+        "that stopped early (crashed, or killed between two compiles) looks the same in a log"
+    )
 
 
-def _merged_order(mine: list[str], theirs: list[str]) -> list[str]:
-    """Both ranks' compile ids in log order: the reference's, with the group's own inserted
-    after the compile that preceded them."""
-    order = list(theirs)
-    previous: str | None = None
-    for cid in mine:
-        if cid not in order:
-            after = order.index(previous) + 1 if previous is not None and previous in order else 0
-            order.insert(after, cid)
-        previous = cid
-    return order
-
-
-def _first_parting(
-    capture: Capture,
-    profiles: dict[int, tuple[RankCompile, ...]],
-    group: tuple[int, ...],
-    reference: tuple[int, ...],
-) -> Divergence | None:
-    mine = {c.compile_id: c for c in profiles[group[0]]}
-    theirs = {c.compile_id: c for c in profiles[reference[0]]}
-    who, others = ranks_text(group), ranks_text(reference)
-
-    def part(aspect: str, cid: str, detail: str) -> Divergence:
-        return Divergence(group, reference, aspect, cid, detail)
-
-    for cid in _merged_order(list(mine), list(theirs)):
-        a, b = mine.get(cid), theirs.get(cid)
-        if b is None:
-            assert a is not None  # cid is one of mine or theirs
-            why = f" (recompile: {a.recompile_reasons[0]})" if a.recompile_reasons else ""
-            return part(
-                "compile ids",
-                cid,
-                f"{who} {_verb(group, 'compile')} {cid}{why}; {others} {_verb(reference, 'do')} not",
-            )
-        if a is None:
-            why = f" (recompile: {b.recompile_reasons[0]})" if b.recompile_reasons else ""
-            return part(
-                "compile ids",
-                cid,
-                f"{others} {_verb(reference, 'compile')} {cid}{why}; {who} {_verb(group, 'do')} not",
-            )
-        if (a.status, a.recompile_reasons) != (b.status, b.recompile_reasons):
-            detail = f"{who}: {a.status} {list(a.recompile_reasons)}; "
-            detail += f"{others}: {b.status} {list(b.recompile_reasons)}"
-            return part("compile ids", cid, detail)
-        for aspect, field_name in (
-            ("graph breaks", "graph_breaks"),
-            ("inputs", "inputs"),
-            ("graphs", "graph_hashes"),
-            ("collectives", "collectives"),
-            ("cache", "cache"),
-        ):
-            x, y = getattr(a, field_name), getattr(b, field_name)
-            if x != y:
-                if aspect == "graphs":
-                    detail = _graph_detail(capture, group[0], reference[0], cid, x, y)
-                else:
-                    detail = _sequence_detail(x, y)
-                return part(aspect, cid, f"{who} vs {others}: {detail}")
-    return None
-
-
-def _verb(ranks: tuple[int, ...], verb: str) -> str:
-    """`rank 1 compiles`, `ranks 0, 2 compile`."""
-    if len(ranks) > 1:
-        return verb
-    return verb + ("es" if verb.endswith("o") else "s")
-
-
-def _sequence_detail(x: tuple[object, ...], y: tuple[object, ...]) -> str:
-    for i, (p, q) in enumerate(zip(x, y, strict=False)):
-        if p != q:
-            return f"#{i + 1} is {p} vs {q}"
-    if len(x) > len(y):
-        return f"{len(x)} vs {len(y)}; first extra: {x[len(y)]}"
-    return f"{len(x)} vs {len(y)}; first missing: {y[len(x)]}"
-
-
-def _graph_detail(
-    capture: Capture,
-    rank_a: int,
-    rank_b: int,
-    cid: str,
-    x: tuple[tuple[str, str], ...],
-    y: tuple[tuple[str, str], ...],
-) -> str:
-    """Which graph differs first, and its first differing node (parsed only here)."""
-    for i, (p, q) in enumerate(zip(x, y, strict=False)):
-        if p == q:
-            continue
-        kind = p[0]
-        if kind != q[0]:
-            return f"{kind} vs {q[0]}"
-        base = CompileId.parse(cid)
-        ga = capture[CompileId(rank_a, *_fields(base))].graphs[kind]
-        gb = capture[CompileId(rank_b, *_fields(base))].graphs[kind]
-        number = sum(1 for h in x[:i] if h[0] == kind)
-        na = [without_device_index(n.describe()) for n in ga[number].nodes]
-        nb = [without_device_index(n.describe()) for n in gb[number].nodes]
-        matcher = difflib.SequenceMatcher(None, na, nb, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag != "equal":
-                left = na[i1] if i1 < i2 else "(nothing)"
-                right = nb[j1] if j1 < j2 else "(nothing)"
-                return f"{kind} first differs at {left!r} vs {right!r}"
-        return f"{kind} text differs (same nodes)"
-    return f"{len(x)} vs {len(y)} graphs"
-
-
-def _fields(cid: CompileId) -> tuple[int | None, int | None, int | None, int]:
-    return (cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt)
+def _gap(record: RankRecord, reference: RankRecord | None) -> Gap:
+    files = ", ".join(log.file for log in record.logs if log.file)
+    if record.nothing:
+        return Gap(record.rank, record.nothing, file=files, nothing=True)
+    why = f"its record ends early: {record.ends_early}" if record.ends_early else ""
+    if record.damaged:
+        lost = sum(s.count for log in record.logs for s in log.skipped)
+        why += ("; " if why else "") + f"{lost} entries of its log could not be read"
+    ended = [log for log in record.logs if log.ends_early]
+    other = reference if reference is not None and reference.rank != record.rank else None
+    return Gap(
+        record.rank,
+        why,
+        where=ended[0].where_it_ends() if ended else "",
+        file=ended[0].file if ended else files,
+        in_part=tuple(c for c in record.ids if c in record.partial),
+        not_compared=tuple(not_compared(record, other)) if other is not None else (),
+        damaged=tuple(sorted(record.damaged)),
+        reference=(other.rank,) if other is not None else (),
+    )

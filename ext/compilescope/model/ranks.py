@@ -177,15 +177,28 @@ ASPECTS = (
 )
 
 
-def aspect_key(compiles: tuple[RankCompile, ...], aspect: str) -> tuple[object, ...]:
-    """What one rank shows of one aspect: equal keys mean the ranks agree on it."""
+# The RankCompile field each aspect other than compile ids reads.
+ASPECT_FIELDS = {
+    "graph breaks": "graph_breaks",
+    "inputs": "inputs",
+    "graphs": "graph_hashes",
+    "collectives": "collectives",
+    "cache": "cache",
+}
+
+
+def aspect_value(compile_: RankCompile, aspect: str) -> tuple[object, ...]:
+    """What one compile shows of one aspect (compile ids: its status and recompile reasons)."""
     if aspect == "compile ids":
-        return tuple((c.compile_id, c.status, c.recompile_reasons) for c in compiles)
-    field = {
-        "graph breaks": "graph_breaks",
-        "inputs": "inputs",
-        "graphs": "graph_hashes",
-        "collectives": "collectives",
-        "cache": "cache",
-    }[aspect]
-    return tuple((c.compile_id, getattr(c, field)) for c in compiles)
+        return (compile_.status, compile_.recompile_reasons)
+    value: tuple[object, ...] = getattr(compile_, ASPECT_FIELDS[aspect])
+    return value
+
+
+def aspect_key(compiles: tuple[RankCompile, ...], aspect: str) -> tuple[object, ...]:
+    """What one rank shows of one aspect over its whole record: equal keys mean the ranks
+    agree on it. A compile only one rank has counts where it shows something of the aspect
+    (its graph breaks, inputs, graphs ...); its mere presence is a difference of compile ids."""
+    if aspect == "compile ids":
+        return tuple((c.compile_id, aspect_value(c, aspect)) for c in compiles)
+    return tuple((c.compile_id, v) for c in compiles if (v := aspect_value(c, aspect)))

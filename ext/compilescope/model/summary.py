@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..common import SUMMARY_STAGES, human_bytes, short_path
+from .held_memory import held_text, input_names
 from .timing import RealSteps
 
 if TYPE_CHECKING:
@@ -27,8 +28,12 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
         bits.append(f"{len(c.kernels)} kernels")
     partition = c.partition
     if partition is not None and partition.saved:
+        # The partition's prediction, and what the compiled code held when measured (live).
+        held = (
+            f", held {human_bytes(c.held.activation_bytes)}" if c.held and c.held.measured else ""
+        )
         bits.append(
-            f"activations {human_bytes(partition.activation_bytes)}"
+            f"activations {human_bytes(partition.activation_bytes)}{held}"
             f" (saved {len(partition.saved)}, {human_bytes(partition.saved_bytes)})"
         )
     if c.compile_time_s is not None:
@@ -69,6 +74,14 @@ def summarize(capture: Capture) -> str:
             )
         for reason in c.recompile_reasons:
             lines.append(f"{'':10}recompiled: {reason.splitlines()[0][:100]}")
+        held, partition = c.held, c.partition
+        if (
+            held
+            and held.measured
+            and partition
+            and held.activation_bytes != partition.activation_bytes
+        ):
+            lines.append(f"{'':10}{held_text(partition, held, input_names(c))}")
         if c.failure:
             lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
     if capture.timings is not None:
@@ -101,6 +114,12 @@ def summarize(capture: Capture) -> str:
         total = sum(s.count for s in capture.skipped)
         reasons = "; ".join(f"{s.count} {s.reason}" for s in capture.skipped)
         lines.append(f"skipped {total} unreadable log entries: {reasons}")
+    for log in capture.rank_logs:  # a rank's log cut short: say where, not only what was lost
+        if log.ends_early:
+            lines.append(
+                f"rank {log.rank}'s log ends early ({log.ends_early}); it stops "
+                f"{log.where_it_ends()}"
+            )
     return "\n".join(lines)
 
 
@@ -119,7 +138,7 @@ def real_steps_lines(real: RealSteps) -> list[str]:
     if real.split_wall is not None:
         busy = f"; device busy {real.busy_s * ms:.3f} ms" if real.busy_s is not None else ""
         lines.append(
-            f"{'':10}split of {real.split_wall.median_s * ms:.3f} ms (kernels wrapped): compiled "
+            f"{'':10}split (kernels wrapped: {real.split_wall.median_s * ms:.3f} ms a step): compiled "
             f"graphs {real.graphs_s * ms:.3f} ms, outside graphs "
             f"{real.outside_graphs_s * ms:.3f} ms, between kernels {real.between_s * ms:.3f} ms"
             f"{busy}"

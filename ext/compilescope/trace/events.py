@@ -68,9 +68,14 @@ class SkipCounter:
 
     counts: Counter[str] = field(default_factory=Counter)
     first_line: dict[str, int | None] = field(default_factory=dict)
+    total: int = 0
+    # Headers of records dropped for their payload (they still name their compile id), so a
+    # rank report knows which compiles lost entries; a few hundred are enough to say which.
+    dropped: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, reason: str, line: int | None) -> None:
         self.counts[reason] += 1
+        self.total += 1
         self.first_line.setdefault(reason, line)
 
 
@@ -124,6 +129,7 @@ def parse_text(text: str, skips: SkipCounter, rank: int | None = None) -> Iterat
 def _count(skips: SkipCounter, reason: str, line: int, count: int) -> None:
     if count > 0:
         skips.counts[reason] += count
+        skips.total += count
         skips.first_line.setdefault(reason, line)
 
 
@@ -154,6 +160,8 @@ def _record(
         digest = hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
         if digest != expected:
             skips.add("payload cut short or altered (checksum mismatch)", line_no)
+            if len(skips.dropped) < 500:
+                skips.dropped.append({**metadata, "line": line_no})
             return False
     name = event_name(metadata)
     if name is None:

@@ -5,14 +5,22 @@ from __future__ import annotations
 import os
 import re
 import zlib
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from ..model.capture import Capture
+from ..model.capture import Capture, RankLog, Skipped
+from ..model.compile_id import CompileId
 from .builder import CaptureBuilder
-from .events import SkipCounter, parse_text
+from .events import Event, SkipCounter, event_name, parse_text
 
 _RANK_IN_NAME = re.compile(r"rank_(\d+)_")
 _SUFFIXES = (".log", ".log.gz")
+
+
+# What torch logs as a compile ends (its backward too, when compiled later).
+_CLOSING = ("compilation_metrics", "bwd_compilation_metrics")
 
 
 class TraceError(ValueError):
@@ -56,27 +64,26 @@ def _read(file: Path) -> tuple[str, str]:
 
 
 def load_trace(path: str | os.PathLike[str]) -> Capture:
-    """Read a TORCH_TRACE file or folder; unreadable entries are counted in `capture.skipped`."""
+    """Read a TORCH_TRACE file or folder; unreadable entries are counted in `capture.skipped`,
+    and for each rank's log, where it ends and what of it was lost (`capture.rank_logs`)."""
     files = trace_files(path)
     builder = CaptureBuilder()
     skips = SkipCounter()
     events_seen = 0
+    logs = []
     for index, file in enumerate(files):
         match = _RANK_IN_NAME.search(file.name)
         # Several logs without rank names (separate processes) still must not share compile ids.
         rank = int(match.group(1)) if match else (index if len(files) > 1 else None)
         builder.strings = {}  # each process interns its own file names
-        try:
-            text, cut = _read(file)
-        except OSError as error:
-            skips.add(f"file cannot be read ({type(error).__name__}: {error})", None)
-            continue
-        if cut:  # a cut-off .gz: keep what was read before it
-            skips.add(f"file ends early ({cut})", None)
-        for event in parse_text(text, skips, rank):
-            events_seen += 1
-            builder.add(event)
-        del text  # before the next file is read: peak memory is one file, not all of them
+        mine = SkipCounter()
+        log = _read_log(file, rank, builder, mine)
+        events_seen += log.events
+        if rank is not None:
+            logs.append(log)
+        for reason, count in mine.counts.items():
+            skips.counts[reason] += count
+            skips.first_line.setdefault(reason, mine.first_line.get(reason))
     if events_seen == 0:
         raise TraceError(
             f"{str(path)!r} holds no structured-trace events "
@@ -85,4 +92,84 @@ def load_trace(path: str | os.PathLike[str]) -> Capture:
     for reason, count in skips.counts.items():
         for _ in range(count):
             builder.skips.add(reason, skips.first_line.get(reason))
-    return builder.build(source=str(path))
+    return replace(builder.build(source=str(path)), rank_logs=tuple(logs))
+
+
+def _read_log(file: Path, rank: int | None, builder: CaptureBuilder, skips: SkipCounter) -> RankLog:
+    """Feed one log's events to `builder`; what it read, where it ends and what it lost."""
+    try:
+        text, cut = _read(file)
+    except OSError as error:
+        skips.add(f"file cannot be read ({type(error).__name__}: {error})", None)
+        return RankLog(
+            rank or 0, file.name, ends_early="the file cannot be read", skipped=_of(skips)
+        )
+    if cut:  # a cut-off .gz: keep what was read before it
+        skips.add(f"file ends early ({cut})", None)
+    events, last, seen = 0, None, 0
+    damaged: set[str] = set()
+    at_last: Counter[str] = Counter()
+    # The last compile logged (its record's header), and compiles whose metrics came last;
+    # keyed by the header's id fields (a CompileId per event would cost a tenth of the read).
+    opened: dict[str, Any] = {}
+    closed: set[tuple[object, ...]] = set()
+    for event in parse_text(text, skips, rank):
+        if skips.total != seen:
+            # Entries lost mid-log: they belong to the compile before them or the one after.
+            damaged |= {_bare_id(event), *((_bare_id(last),) if last is not None else ())}
+            seen, at_last = skips.total, Counter(skips.counts)
+        events += 1
+        builder.add(event)
+        last = event
+        meta = event.metadata
+        key = _id_key(meta)
+        if key[:2] != (None, None) and event.name != "chromium_event":
+            opened = meta  # chromium events time stages: not where a log ends
+            if event.name in _CLOSING:
+                closed.add(key)
+            else:  # more of it after its metrics (a lazy backward compile): open again
+                closed.discard(key)
+    last_compile = _bare_id(Event("", opened)) if opened else ""
+    named = event_name(opened) or "" if opened else ""
+    ends = []
+    if cut:
+        ends.append(f"the compressed file ends early ({cut})")
+    trailing = [reason for reason in skips.counts if skips.counts[reason] > at_last[reason]]
+    if trailing and last is not None:
+        ends.append(f"what follows line {last.line} cannot be read ({'; '.join(trailing)})")
+    if text and not text.endswith("\n"):
+        ends.append("its last line is cut off (no newline at its end)")
+    if opened and _id_key(opened) not in closed and not ends:
+        ends.append(
+            f"torch logs compilation_metrics as each compile ends, and its last compile "
+            f"({last_compile}) has none: the log stops inside it"
+        )
+    last_line = last.line if last is not None else None
+    for header in skips.dropped:  # records dropped for their payload name their compile
+        if last_line is not None and header["line"] < last_line:
+            damaged.add(str(replace(CompileId.from_metadata(header, rank), rank=None)))
+    return RankLog(
+        rank=rank or 0,
+        file=file.name,
+        events=events,
+        skipped=_of(skips),
+        ends_early="; ".join(ends),
+        last_line=last_line,
+        last_compile_id=last_compile,
+        last_event=named,
+        damaged=tuple(sorted(damaged - {"-/-", ""})),
+    )
+
+
+def _id_key(meta: dict[str, Any]) -> tuple[object, ...]:
+    get = meta.get
+    return (get("compiled_autograd_id"), get("frame_id"), get("frame_compile_id"), get("attempt"))
+
+
+def _bare_id(event: Event) -> str:
+    cid = CompileId.from_metadata(event.metadata, None)
+    return "" if cid.is_global else str(replace(cid, rank=None))
+
+
+def _of(skips: SkipCounter) -> tuple[Skipped, ...]:
+    return tuple(Skipped(r, n, skips.first_line.get(r)) for r, n in skips.counts.items())

@@ -7,7 +7,15 @@ from html import escape
 from ..common import human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
+from ..model.held_memory import differences, held_text, input_names
 from ..model.partition import BudgetSweep, Partition
+
+# What the sweep's figures are: re-partitions of the captured joint graph, never run.
+SWEEP_BASIS = (
+    "The sweep's figures are the partitioner's predictions (the captured joint graph "
+    "partitioned again at each budget; nothing was compiled or run): copies Inductor makes "
+    "after the partition are not in them. What the compiled code held is measured above."
+)
 
 _KIND_TEXT = {
     "activation": "activation",
@@ -57,10 +65,28 @@ def partition_data(c: Compile) -> dict | None:
         "recomputed": list(p.recomputed),
         "kinds": {s.name: kind_text(s.kind, s.owner) for s in p.saved},
         "sweep": sweep.points if sweep else None,
+        "sweep_basis": SWEEP_BASIS,
         "sweep_flops": sweep is not None
         and all(x["recompute_flops"] is not None for x in sweep.points),
         "lab": c.lab_reason,
         "hint": f"cap['{c.id}'].budget_sweep()",
+        "held": held_data(c, p),
+    }
+
+
+def held_data(c: Compile, p: Partition) -> dict | None:
+    """What the compiled forward really held (live captures), and where it differs from the
+    partition's prediction; None when not measured at all (a log, a saved older capture)."""
+    if c.held is None:
+        return None
+    names = input_names(c)
+    return {
+        "bytes": c.held.activation_bytes if c.held.measured else None,
+        "text": held_text(p, c.held, names),
+        "differences": [
+            {"saved": d.saved, "what": d.what, "detail": d.detail, "bytes": d.extra_bytes}
+            for d in differences(p, c.held, names)
+        ],
     }
 
 
@@ -99,6 +125,13 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
             f"<p>{escape(headline(p))}</p><table><tr><th>saved</th><th>type</th><th>bytes</th>"
             f"<th>what it is</th></tr>{rows}</table>"
         )
+        held = held_data(c, p)
+        if held is not None and held["text"]:
+            items = "".join(
+                f"<li>{escape(d['saved'])}: {escape(d['detail'])}</li>" for d in held["differences"]
+            )
+            body += f"<p class='cs-held'>{escape(held['text'])}</p>"
+            body += f"<ul class='cs-held-differences'>{items}</ul>" if items else ""
         if p.recomputed:
             body += f"<p>recomputed in backward: {escape(', '.join(p.recomputed))}</p>"
         sweep = c.sweep()
@@ -113,7 +146,8 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
             )
             body += (
                 f"<div class='cs-sweep'>{svg(sweep_figure(sweep, f'{c.id}: activation memory budget'))}"
-                f"</div><table><tr>{head}</tr>{table}</table>"
+                f"</div><p class='cs-muted'>{escape(SWEEP_BASIS)}</p>"
+                f"<table><tr>{head}</tr>{table}</table>"
             )
         elif c.lab is None:
             body += f"<p>budget sweep: not available: {escape(c.lab_reason)}</p>"

@@ -1,4 +1,4 @@
-"""The rank report as script-free HTML: groups of ranks, aspects, and where groups part."""
+"""The rank report as script-free HTML: groups of ranks, aspects, where groups part, gaps."""
 
 from __future__ import annotations
 
@@ -12,26 +12,32 @@ _STYLE = (
     ".cs-ranks table{border-collapse:collapse;margin:4px 0}.cs-ranks td,.cs-ranks th{padding:2px 8px;"
     "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
     ".cs-ranks .cs-warn{color:#a00;font-weight:600}.cs-ranks .cs-ok{color:#070;font-weight:600}"
+    ".cs-ranks .cs-gap{color:#9a5b00;font-weight:600}"
     ".cs-ranks code{font-size:12px}</style>"
 )
 
 
 def ranks_html(report: RankReport) -> str:
-    """One block: verdict, a row per group, a row per aspect, then each group's first parting."""
+    """One block: verdict, a row per group, a row per aspect, each group's first parting, and
+    the ranks whose records are incomplete (compared only as far as they go)."""
     parts = [_STYLE, "<div class='cs-ranks'>"]
-    if len(report.ranks) < 2:
+    if report.status == "one rank":
         parts.append("<p>fewer than two ranks in this capture: nothing to compare</p></div>")
         return "".join(parts)
     if report.diverged:
         verdict = f"<span class='cs-warn'>ranks diverge: {len(report.groups)} groups</span>"
+    elif report.incomplete:
+        verdict = (
+            "<span class='cs-gap'>incomplete: the ranks agree as far as their records go</span>"
+        )
     else:
         verdict = f"<span class='cs-ok'>all {len(report.ranks)} ranks agree</span>"
-    if report.missing_ranks:
+    if report.gaps:
         verdict += (
-            f" <span class='cs-warn'>{escape(ranks_text(report.missing_ranks))} of "
-            f"{report.world_size} logged nothing</span>"
+            f" <span class='cs-gap'>{escape(ranks_text([g.rank for g in report.gaps]))}: "
+            "incomplete record (see below); nothing past where a record ends is compared</span>"
         )
-    parts.append(f"<p>{verdict}</p>")
+    parts.append(f"<p class='cs-rank-verdict' data-status='{report.status}'>{verdict}</p>")
     rows = "".join(
         f"<tr><td>{escape(ranks_text(g))}</td><td>{escape(profile_line(report.profiles[g[0]]))}"
         "</td></tr>"
@@ -63,5 +69,8 @@ def ranks_html(report: RankReport) -> str:
             for d in report.divergences
         )
         parts.append(f"<p>where they part:</p><ul>{items}</ul>")
+    if report.gaps:
+        items = "".join(f"<li>{escape(str(g))}</li>" for g in report.gaps)
+        parts.append(f"<p>incomplete records:</p><ul class='cs-rank-gaps'>{items}</ul>")
     parts.append("</div>")
     return "".join(parts)

@@ -37,7 +37,7 @@ def view_data(
 
 def rank_report_html(capture: Capture) -> str:
     """The rank report (script-free, escaped) for a capture of several ranks; "" for one."""
-    if len(capture.ranks) < 2:
+    if not capture.several_ranks:
         return ""
     from .ranks_html import ranks_html
 

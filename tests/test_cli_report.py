@@ -1,0 +1,108 @@
+"""`python -m compilescope report|summary|ranks` on a log, a folder of ranks and a saved capture;
+--help, --version, exit codes and errors as a shell user expects them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+from compilescope import __version__, load_trace, write_rank
+from conftest import FIXTURES
+
+
+def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "compilescope", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def rank_folder(tmp_path):
+    """A folder of write_rank captures of the recorded 2-rank DDP job."""
+    folder = tmp_path / "ranks"
+    logged = load_trace(FIXTURES / "ranks_ddp")
+    for rank in logged.ranks:
+        write_rank(replace(logged.rank(rank), world_size=2, rank_logs=()), folder)
+    return folder
+
+
+def saved_capture(tmp_path):
+    out = run("summary", str(FIXTURES / "graph_break.log.gz"), "--json", str(tmp_path / "c.json"))
+    assert out.returncode == 0, out.stderr
+    return tmp_path / "c.json"
+
+
+def test_report_of_a_log_writes_one_offline_html_file(tmp_path):
+    out = run("report", str(FIXTURES / "graph_break.log.gz"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    page = tmp_path / "compilescope_report.html"  # the default name, where it ran
+    assert f"wrote {page}" in out.stdout and "3 compile ids" in out.stdout
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "cs-data" in html
+    assert "<script src=" not in html and "<link" not in html  # nothing to fetch
+
+
+def test_report_of_a_rank_folder_holds_the_rank_report(tmp_path):
+    out = run("report", str(rank_folder(tmp_path)), "-o", str(tmp_path / "job.html"))
+    assert out.returncode == 0, out.stderr
+    assert "ranks: diverged" in out.stdout
+    html = (tmp_path / "job.html").read_text()
+    assert "data-status=\\u0027diverged\\u0027" in html or "data-status='diverged'" in html
+    assert "parts from rank 0" in html
+
+
+def test_report_of_a_saved_capture(tmp_path):
+    saved = saved_capture(tmp_path)
+    out = run("report", str(saved), "-o", str(tmp_path / "saved.html"))
+    assert out.returncode == 0, out.stderr
+    assert "graph break" in (tmp_path / "saved.html").read_text()
+
+
+def test_ranks_and_summary_read_rank_folders_and_saved_captures(tmp_path):
+    folder = rank_folder(tmp_path)
+    ranks = run("ranks", str(folder))
+    assert ranks.returncode == 1 and "rank 1 parts from rank 0" in ranks.stdout, ranks.stderr
+    summary = run("summary", str(folder))
+    assert summary.returncode == 0 and "rank1:0/1" in summary.stdout, summary.stderr
+    saved = saved_capture(tmp_path)
+    assert "3 compile ids" in run("summary", str(saved)).stdout
+    assert run("ranks", str(saved)).stdout.endswith("fewer than two ranks\n")
+    # A saved capture of several ranks (summary --json of a rank folder) compares the same.
+    run("summary", str(folder), "--json", str(tmp_path / "job.json"))
+    again = run("ranks", str(tmp_path / "job.json"))
+    assert again.returncode == 1 and "rank 1 parts from rank 0 at compile 0/1" in again.stdout
+
+
+def test_help_lists_examples_and_exit_codes_and_version():
+    out = run("--help")
+    assert out.returncode == 0
+    for text in ("report", "summary", "ranks", "examples:", "exit codes:", "--open"):
+        assert text in out.stdout, text
+    assert "3  `ranks`: a rank's record is incomplete" in out.stdout
+    assert "exit codes:" in run("ranks", "--help").stdout
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"compilescope {__version__}"
+
+
+@pytest.mark.parametrize("command", ["report", "summary", "ranks"])
+def test_errors_go_to_stderr_and_name_the_path(tmp_path, command):
+    missing = run(command, str(tmp_path / "no_such_trace"))
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert "no_such_trace" in missing.stderr and missing.stderr.startswith("compilescope: ")
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "compilescope.capture", "version": 1, "compiles": 3}')
+    out = run(command, str(bad))
+    assert out.returncode == 2 and "broken.json" in out.stderr and "compiles" in out.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = run(command, str(empty))
+    assert out.returncode == 2 and "empty" in out.stderr and "no TORCH_TRACE logs" in out.stderr
+
+
+def test_report_json_of_ranks_says_the_status(tmp_path):
+    out = run("ranks", str(FIXTURES / "ranks_gpu" / "agree"), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["status"] == "agree" and data["gaps"] == []
