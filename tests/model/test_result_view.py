@@ -204,11 +204,15 @@ def test_big_log_graphs_open_as_named_module_groups(loaded):
     )
     labels = [g["label"] for g in joint["groups"][1:]]
     assert not any(label.startswith("nodes ") for label in labels), labels
+    # Its forward and backward halves side by side (issue 23), each grouped by module.
     top = {g["label"] for g in joint["groups"] if g["parent"] == 0}
-    assert "transformer" in top and "forward()" in top
+    assert {"forward", "backward"} <= top
+    forward = next(i for i, g in enumerate(joint["groups"]) if g["path"] == "forward")
+    inside = {g["label"] for g in joint["groups"] if g["parent"] == forward}
+    assert "transformer" in inside and "forward()" in inside
     assert {"0", "1", "attn", "mlp"} <= set(labels)
-    attn = [g for g in joint["groups"] if g["label"] == "attn"]
-    assert all(g["ops"] > 10 for g in attn)  # forward and backward of each layer's attention
+    attn = [g["path"] for g in joint["groups"] if g["label"] == "attn" and g["ops"] > 10]
+    assert len(attn) == 4 and sum(p.startswith("backward.") for p in attn) == 2  # fw and bw
     assert 0 < len(joint["placed"]) <= 70  # the first picture stays small enough to read
 
 

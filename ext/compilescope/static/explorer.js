@@ -8,7 +8,7 @@
 import { el } from "./dom.js";
 import { createPainter } from "./explorer_draw.js";
 import { bindInteraction } from "./explorer_interact.js";
-import { placeBoxes, placedBoxes } from "./placement.js";
+import { edgeMiddle, placeBoxes, placedBoxes } from "./placement.js";
 
 const BUTTONS = [["fit", "fit"], ["expand", "expand all"], ["collapse", "collapse all"],
   ["up", "ancestors"], ["down", "descendants"], ["clear", "clear"]];
@@ -42,8 +42,9 @@ function buildParts(kind) {
   bar.prepend(search, found);
   const body = el("div", { class: "cs-ex-body" });
   const canvas = el("canvas", { class: "cs-canvas" });
+  // Hidden until a node is selected: the drawing has the whole width at first paint.
   const details = el("div", { class: "cs-details" });
-  details.appendChild(el("p", { class: "cs-muted" }, "Click a node for its details; click a group to open or close it."));
+  details.style.display = "none";
   body.append(canvas, details);
   const status = el("div", { class: "cs-ex-status" });
   root.append(bar, body, status);
@@ -103,9 +104,30 @@ export function createExplorer(container, g, opts) {
     const visible = s.boxes.filter((b) => b.kind === "node").length;
     root.setAttribute("data-visible-nodes", String(visible));
     root.setAttribute("data-visible-groups", String(s.boxes.length - visible));
-    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${s.boxes.length - visible} groups`;
+    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${s.boxes.length - visible} groups. Click a node for its details, a group to open or close it.`;
   }
 
+  // Before the first fit, once the canvas has its size: the first picture (placed for a canvas
+  // of about 1200 x 760 CSS px) opens less, deepest groups first, until it fits at scale 1 (labels
+  // at 11 px or more), in a smaller output. A picture that would then show only a few boxes
+  // (the layers of a deep model) keeps them, drawn at scale 1 from its top, and scrolls, as
+  // s.tall (from Python: g.tall) says. Small graphs open whole and scroll.
+  s.tall = !!g.tall;
+  s.beforeFirst = (scaleFor) => {
+    if (info.n <= 150) return; // OPEN_WHOLE_UP_TO in views/explorer_data.py (and FEW_BOXES: 8)
+    while (scaleFor(s.boxes, s.tall ? 1e9 : 0) < 1) {
+      const open = [...s.expanded].filter((gid) => gid > 0);
+      if (!open.length) break;
+      const deepest = Math.max(...open.map((gid) => info.depth[gid]));
+      const kept = placeBoxes(g, new Set([...s.expanded].filter((gid) => info.depth[gid] !== deepest || gid === 0)));
+      if (!s.tall && kept.filter((b) => b.kind === "node" || !b.open).length < 8 && scaleFor(s.boxes, 1e9) >= 1) {
+        s.tall = true;
+        break;
+      }
+      for (const gid of open) if (info.depth[gid] === deepest) s.expanded.delete(gid);
+      rebuild();
+    }
+  };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
   if (window.ResizeObserver) new ResizeObserver(() => painter.redraw()).observe(canvas);
@@ -114,15 +136,15 @@ export function createExplorer(container, g, opts) {
   // edgePoint(i) is where on the page edge i's middle is drawn (hover it to see its tensor);
   // placeBoxes(g, open) and placedBoxes(g) compare placement.js with Python's first picture.
   root.edgePoint = (i) => {
-    const [a, b] = s.edges[i], A = s.boxes[a], B = s.boxes[b], r = canvas.getBoundingClientRect();
-    const x = (A.x + A.w / 2 + B.x + B.w / 2) / 2, y = (A.y + A.h + B.y) / 2;
+    const [a, b] = s.edges[i], r = canvas.getBoundingClientRect();
+    const [x, y] = edgeMiddle(s.boxes[a], s.boxes[b]);
     return [r.left + s.view.tx + x * s.view.k, r.top + s.view.ty + y * s.view.k];
   };
   root.placeBoxes = placeBoxes;
   root.placedBoxes = placedBoxes;
 
   rebuild();
-  painter.fit();
+  painter.fit(null, true);
   requestAnimationFrame(() => { painter.draw(); root.setAttribute("data-ready", "1"); });
   return {
     root,

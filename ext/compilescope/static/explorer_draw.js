@@ -1,11 +1,21 @@
 // The explorer's painting: boxes, groups and edges on the canvas at the current view, and
 // fitting the view to the drawing (or to a highlighted part of it). The state is explorer.js's.
 
-import { bounds } from "./placement.js";
+import { bounds, edgeCurve, groupText } from "./placement.js";
 
 const OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"];
 const FONT_PX = 11; // label font at scale 1; drawn size = FONT_PX * scale (data-label-px)
 const READABLE_UP_TO = 150; // drawings of at most this many nodes open at scale >= 1
+const MARGIN = 20; // CSS px around the drawing when it is fitted
+
+// The tallest the canvas grows: down to the window's bottom from where it starts (when that is
+// in the window's upper half; else the window less the explorer's bar and the stage buttons),
+// so that the whole canvas, and so the whole fitted drawing, is seen at once.
+function canvasMaxHeight(canvas) {
+  const h = window.innerHeight || 950, top = canvas.getBoundingClientRect().top;
+  const room = top > 0 && top < h / 2 ? h - top - 8 : h - 90;
+  return Math.round(Math.min(1000, Math.max(320, room)));
+}
 
 function clipStart(s, n) { return s.length > n ? "\u2026" + s.slice(s.length - n + 1) : s; }
 function clip(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
@@ -33,6 +43,17 @@ export function createPainter(s, root, canvas) {
     ctx.setTransform(ratio * view.k, 0, 0, ratio * view.k, ratio * view.tx, ratio * view.ty);
     const x0 = -view.tx / view.k, y0 = -view.ty / view.k, x1 = x0 + w / view.k, y1 = y0 + h / view.k;
     const inView = (b) => b.x + b.w >= x0 && b.x <= x1 && b.y + b.h >= y0 && b.y <= y1;
+    // What a test (or a reader of the page) can see: the labels of the boxes drawn whole inside
+    // the visible area (an open group: its title strip), one per line, on every draw.
+    const whole = (x, y, bw, bh) => x >= x0 && x + bw <= x1 && y >= y0 && y + bh <= y1;
+    const seen = [];
+    for (const b of boxes) {
+      if (b.kind === "node") { if (whole(b.x, b.y, b.w, b.h)) seen.push(g.names[b.id]); continue; }
+      const grp = g.groups[b.id];
+      if (b.open ? whole(b.x, b.y, Math.min(b.w, 120), g.sizes.label) : whole(b.x, b.y, b.w, b.h)) seen.push(grp.path || grp.label);
+    }
+    const listed = seen.join("\n");
+    if (listed !== root.getAttribute("data-in-view")) root.setAttribute("data-in-view", listed);
     const litGroups = new Set();
     if (highlight.size) for (const v of highlight) if (rep[v] >= 0) litGroups.add(rep[v]);
     const text = FONT_PX * view.k >= 6; // smaller is noise, not text
@@ -44,7 +65,7 @@ export function createPainter(s, root, canvas) {
       ctx.fillStyle = info.depth[b.id] % 2 ? "rgba(120,120,160,0.06)" : "rgba(120,160,120,0.06)";
       ctx.strokeStyle = "#b4b4c8";
       ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
-      if (text) { ctx.fillStyle = "#555"; ctx.fillText(`${g.groups[b.id].label}  \u25be`, b.x + 6, b.y + 14); }
+      if (text) { ctx.fillStyle = "#555"; ctx.fillText(`${groupText(g, b.id)}  \u25be`, b.x + 6, b.y + 13); }
     });
     ctx.strokeStyle = "#9aa0a6";
     ctx.beginPath();
@@ -80,9 +101,9 @@ export function createPainter(s, root, canvas) {
         ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
         if (text) {
           ctx.fillStyle = "#312e81";
-          ctx.fillText(clip(`\u25b8 ${g.groups[b.id].label}`, 25), b.x + 6, b.y + 14);
+          ctx.fillText(clip(`\u25b8 ${groupText(g, b.id)}`, 25), b.x + 6, b.y + 13);
           const grp = g.groups[b.id];
-          ctx.fillStyle = "#555"; ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 28);
+          ctx.fillStyle = "#555"; ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 26);
         }
       } else {
         const v = b.id;
@@ -98,7 +119,7 @@ export function createPainter(s, root, canvas) {
           ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
           ctx.fillStyle = "#4b5563";
           const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
-          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 27);
+          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 26);
         }
       }
     });
@@ -106,42 +127,53 @@ export function createPainter(s, root, canvas) {
     root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
   }
   function edgePath(A, B) {
-    // From the bottom of the source to the top of the target (static_graph.py draws the same).
-    const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
-    const bend = Math.max(20, Math.abs(ty - sy) / 2);
+    // Down from the source's bottom to the target's top, or between their sides when the
+    // target is not below (static_graph.py draws the same curve).
+    const [sx, sy, ax, ay, bx, by, tx, ty] = edgeCurve(A, B);
     ctx.moveTo(sx, sy);
-    ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+    ctx.bezierCurveTo(ax, ay, bx, by, tx, ty);
   }
   function redraw() { if (!frame) frame = requestAnimationFrame(draw); }
 
   let pendingFit = null;
-  function fit(only) {
-    pendingFit = only || null;
+  // `only`: boxes to frame (a highlight). `first`: the first picture, where a drawing of few
+  // nodes keeps scale 1 (its labels readable; the canvas scrolls) and `beforeFirst` may open
+  // less when the drawing cannot fit readably (explorer.js).
+  function fit(only, first) {
+    pendingFit = { only: only || null, first: !!first };
     if (!canvas.clientWidth) { needFit = true; return; }
-    fitTo(only);
+    fitTo(pendingFit);
     redraw();
   }
-  function fitTo(only) {
-    const chosen = only && only.length ? only : s.boxes;
+  // The scale that fits `chosen` into the canvas's width and its tallest height.
+  function scaleFor(chosen, height) {
+    const [x0, y0, x1, y1] = bounds(chosen);
+    const w = canvas.clientWidth || 600, h = height || canvasMaxHeight(canvas);
+    return Math.min(1.25, (w - 2 * MARGIN) / Math.max(1, x1 - x0), (h - 2 * MARGIN) / Math.max(1, y1 - y0));
+  }
+  function fitTo(want) {
+    want = want || { only: null, first: false };
+    const only = want.only && want.only.length ? want.only : null;
+    if (want.first && s.beforeFirst) s.beforeFirst(scaleFor);
+    const chosen = only || s.boxes;
     if (!chosen.length) return;
     const [x0, y0, x1, y1] = bounds(chosen);
     const w = canvas.clientWidth || 600;
-    // Fit the width; a drawing of few boxes is never shrunk below scale 1, so every label is
-    // readable at first paint (pan or zoom out to see the rest); the canvas grows to its height.
-    let k = Math.min(1.25, w / (x1 - x0 + 40));
-    if (chosen.filter((b) => b.kind === "node").length <= READABLE_UP_TO) k = Math.max(k, 1);
-    if (only && only.length) k = Math.min(k, (canvas.clientHeight || 480) / (y1 - y0 + 40));
+    let k = scaleFor(chosen, only ? canvas.clientHeight || 480 : 0);
+    if (want.first && !only && (info.n <= READABLE_UP_TO || s.tall)) k = Math.max(k, 1);
     view.k = Math.min(2, Math.max(0.02, k));
-    if (!only) canvas.style.height = `${Math.round(Math.min(760, Math.max(320, (y1 - y0) * view.k + 40)))}px`;
+    // The canvas takes the drawing's height (within the window), so what is shown is all seen.
+    if (!only) canvas.style.height = `${Math.round(Math.min(canvasMaxHeight(canvas), Math.max(320, (y1 - y0) * view.k + 2 * MARGIN)))}px`;
     const spare = w - (x1 - x0) * view.k;
     if (spare > 0) view.tx = spare / 2 - x0 * view.k;
     else { // wider than the canvas: start where the graph starts (its top), centred on it
       const closed = chosen.filter((b) => b.kind === "node" || !b.open);
       const top = closed.reduce((a, b) => (b.y < a.y || (b.y === a.y && b.x < a.x) ? b : a));
-      const want = w / 2 - (top.x + top.w / 2) * view.k;
-      view.tx = Math.min(20 - x0 * view.k, Math.max(w - 20 - x1 * view.k, want));
+      const centred = w / 2 - (top.x + top.w / 2) * view.k;
+      view.tx = Math.min(MARGIN - x0 * view.k, Math.max(w - MARGIN - x1 * view.k, centred));
     }
-    view.ty = 20 - y0 * view.k;
+    const spareY = (canvas.clientHeight || 480) - (y1 - y0) * view.k;
+    view.ty = only && spareY > 0 ? spareY / 2 - y0 * view.k : MARGIN - y0 * view.k;
   }
   return { draw, redraw, fit };
 }

@@ -6,9 +6,27 @@
 import { el } from "./dom.js";
 import { formatBytes } from "./format.js";
 
-export function renderPartition(box, c, onSaved) {
+// Whether each fold was left open: the choice holds when another stage or compile is shown.
+const folds = { saved: false, recomputed: false };
+
+function fold(key, summary) {
+  const box = el("details", { class: `cs-fold-${key}`, "data-fold": key });
+  box.open = folds[key];
+  box.addEventListener("toggle", () => { folds[key] = box.open; });
+  box.appendChild(el("summary", {}, summary));
+  return box;
+}
+
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+export function renderPartition(parent, c, onSaved) {
   const p = c.partition;
+  // One line each, with the counts; the table, the sweep and the names open on click.
+  const activations = p.activation_bytes !== null && p.activation_bytes !== undefined ? `, activation memory ${formatBytes(p.activation_bytes)}` : "";
+  const box = fold("saved", `saved for backward: ${plural(c.saved.length, "tensor")}${c.saved_text ? ` (${c.saved_text})` : ""}${activations}`);
+  parent.appendChild(box);
   box.appendChild(el("div", { class: "cs-partition-head" }, p.headline));
+  if (p.held && p.held.text) box.appendChild(heldBlock(p.held));
   box.appendChild(el("div", { class: "cs-muted" }, "Click a saved tensor to see where the forward makes it and where the backward uses it."));
   const body = el("div", { class: "cs-partition-body" });
   const table = el("table", { class: "cs-table cs-saved-table" });
@@ -28,15 +46,29 @@ export function renderPartition(box, c, onSaved) {
   body.appendChild(table);
   box.appendChild(body);
   if (p.recomputed.length) {
-    box.appendChild(el("div", { class: "cs-muted cs-recomputed" },
-      `recomputed in the backward (orange in the partition graph; dashed purple edges cross the cut): ${p.recomputed.join(", ")}`));
+    const again = fold("recomputed", `recomputed in the backward: ${plural(p.recomputed.length, "node")}`);
+    again.appendChild(el("div", { class: "cs-muted cs-recomputed" },
+      `orange in the partition graph; dashed purple edges cross the cut: ${p.recomputed.join(", ")}`));
+    parent.appendChild(again);
   }
-  if (p.sweep) body.appendChild(sweepChart(p.sweep, p.sweep_flops));
+  if (p.sweep) body.appendChild(sweepChart(p.sweep, p.sweep_flops, p.sweep_basis));
   else if (p.lab) body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not available: ${p.lab}`));
   else body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not run for this compile (its joint graph is large); run ${p.hint} and show the capture again`));
 }
 
-function sweepChart(points, byFlops) {
+// What the compiled forward really held (measured live), beside the prediction above: the
+// copies Inductor made after the partition, and tensors saved in another layout.
+function heldBlock(held) {
+  const block = el("div", { class: "cs-held" }, held.text);
+  if (held.differences.length) {
+    const list = el("ul", { class: "cs-held-differences" });
+    for (const d of held.differences) list.appendChild(el("li", { "data-what": d.what }, `${d.saved}: ${d.detail}`));
+    block.appendChild(list);
+  }
+  return block;
+}
+
+function sweepChart(points, byFlops, basis) {
   const NS = "http://www.w3.org/2000/svg";
   const W = 480, H = 240, L = 64, R = 16, T = 24, B = 40;
   const svgEl = (tag, attrs, text) => {
@@ -52,7 +84,7 @@ function sweepChart(points, byFlops) {
   const px = (x) => L + (x / xMax) * (W - L - R), py = (y) => H - B - (y / yMax) * (H - T - B);
   const wrap = el("div", { class: "cs-sweep" });
   const svg = svgEl("svg", { width: W, height: H, class: "cs-sweep-chart", "font-family": "sans-serif", "font-size": 11 });
-  svg.appendChild(svgEl("text", { x: L, y: 14, "font-weight": "bold" }, "activation memory budget sweep"));
+  svg.appendChild(svgEl("text", { x: L, y: 14, "font-weight": "bold" }, "activation memory budget sweep (predicted)"));
   svg.appendChild(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#9ca3af" }));
   svg.appendChild(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#9ca3af" }));
   svg.appendChild(svgEl("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, `activation memory (${unit[0]})`));
@@ -82,5 +114,6 @@ function sweepChart(points, byFlops) {
     if (q.captured) svg.appendChild(svgEl("circle", { cx: x, cy: y, r: 10, fill: "none", stroke: "#dc2626", "stroke-width": 2, class: "cs-sweep-captured" }));
   });
   wrap.append(svg, detail);
+  if (basis) wrap.appendChild(el("div", { class: "cs-muted cs-sweep-basis" }, basis));
   return wrap;
 }

@@ -29,7 +29,28 @@ function launchDetails(box, k) {
   const took = (k.launch || {}).autotune_us;
   const tuning = took ? ` (chosen by autotuning: compiling and timing the candidates took ${(took / 1e3).toFixed(1)} ms)` : "";
   if (launch.length) box.appendChild(el("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}${tuning}`));
+  if (k.autotune && k.autotune.length) box.appendChild(autotuneTable(k.autotune));
   if (k.grid.length) box.appendChild(el("div", { "data-grid": "" }, `launched with grid (${k.grid.join(", ")}), block (${k.block.join(", ")})` + (k.registers ? `, ${k.registers} registers per thread` : "") + " (profiler)"));
+}
+
+// The configs the runtime autotuner benchmarked when the kernel first ran, fastest first.
+function autotuneTable(choices) {
+  const box = el("details", { class: "cs-text", "data-autotune": String(choices.length) });
+  const chosen = choices.find((c) => c.chosen);
+  box.appendChild(el("summary", {}, `autotuned: ${choices.length} configs benchmarked${chosen ? `; chosen ${chosen.config} (${chosen.ms === null ? "failed" : `${(chosen.ms * 1e3).toFixed(1)} us`})` : ""}`));
+  const table = el("table", { class: "cs-table" });
+  const head = el("tr");
+  for (const h of ["config", "time", "registers", "spills", ""]) head.appendChild(el("th", {}, h));
+  table.appendChild(head);
+  const order = [...choices].sort((a, b) => (a.ms === null) - (b.ms === null) || a.ms - b.ms);
+  for (const c of order) {
+    const tr = el("tr");
+    tr.append(el("td", {}, c.config), el("td", {}, c.ms === null ? "failed" : `${(c.ms * 1e3).toFixed(1)} us`),
+      el("td", {}, c.registers ?? ""), el("td", {}, c.spills ?? ""), el("td", {}, c.chosen ? "chosen" : ""));
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+  return box;
 }
 
 function irDetails(box, k) {

@@ -1,6 +1,7 @@
 // The result view's graphs tab: one button per stage of the chosen compile id, an explorer per
-// graph (made when first shown, then kept), the graph as torch printed it, and the partition's
-// saved tensors. Sets ctx.openGraph (result.js says what the context holds).
+// graph (made when first shown, then kept) right under them, then the partition's saved tensors
+// and recomputed nodes (folded) and the graph as torch printed it. Sets ctx.openGraph
+// (result.js says what the context holds).
 
 import { el } from "./dom.js";
 import { createExplorer } from "./explorer.js";
@@ -14,10 +15,12 @@ export function renderGraphs(ctx, pane) {
   const explorers = new Map();
   const stageBar = el("div", { class: "cs-stagebar" });
   const graphArea = el("div", { class: "cs-grapharea" });
+  // The explorer first under the stage buttons; what the partition saved and recomputes
+  // below it, each folded to one line with its counts (partition.js).
   const savedBox = el("div", { class: "cs-saved" });
   const textBox = el("details", { class: "cs-text" });
   textBox.style.display = "none";
-  pane.append(ctx.compileSelect(() => renderStages()), stageBar, savedBox, graphArea, textBox);
+  pane.append(ctx.compileSelect(() => renderStages()), stageBar, graphArea, savedBox, textBox);
   let stageIndex = 0;
   function renderStages() {
     const c = data.compiles[ctx.compileIndex];

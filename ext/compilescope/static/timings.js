@@ -5,7 +5,39 @@
 import { el } from "./dom.js";
 import { formatMs, formatSpread } from "./format.js";
 
+// The user's own steps as they ran (capturing(), cells that run several steps): the truth for a
+// step's time, compiled against eager, and where it goes.
+function realSteps(r) {
+  const box = el("div", { class: "cs-real-steps", "data-real-steps": "" });
+  box.appendChild(el("h4", {}, `Your steps as they ran (${r.device}; median of ${r.compiled.n})`));
+  const eager = r.eager ? `; eager ${formatSpread(r.eager)}${r.speedup ? ` (compiled is ${r.speedup.toFixed(2)}x)` : ""}` : "";
+  box.appendChild(el("div", { "data-real-wall": "" }, `per step: compiled ${formatSpread(r.compiled)}${eager}`));
+  if (r.split_wall) {
+    const table = el("table", { class: "cs-table cs-real-split" });
+    const head = el("tr");
+    for (const h of ["where the step goes", "per step", "share"]) head.appendChild(el("th", {}, h));
+    table.appendChild(head);
+    const total = r.compiled.median;
+    const row = (label, s) => {
+      const tr = el("tr");
+      tr.append(el("td", {}, label), el("td", {}, formatMs(s)), el("td", {}, total > 0 ? `${(100 * s / total).toFixed(1)}%` : ""));
+      table.appendChild(tr);
+    };
+    for (const g of r.graphs) row(`graph ${g.compile_id} ${g.role} (${g.kernels} kernels)`, g.s);
+    row(r.device === "cpu" ? "outside compiled kernels (Python, eager ops, optimizer)" : "kernels outside compiled graphs (eager ops, optimizer)", r.outside_graphs_s);
+    if (r.device !== "cpu") row("between kernels (launches, Python, guards, autograd engine; device idle)", r.between_s);
+    row("whole step", total);
+    box.appendChild(table);
+    box.appendChild(el("div", { class: "cs-muted" }, `the split was measured in the next ${r.split_wall.n} steps with every kernel wrapped${r.device === "cpu" ? "" : " and the profiler on"} (${formatMs(r.split_wall.median)} a step there); kernel times are the kernels' own`));
+    if (r.busy_s !== null && r.busy_s !== undefined) box.appendChild(el("div", { class: "cs-muted" }, `device busy ${formatMs(r.busy_s)} per step`));
+  }
+  if (r.note) box.appendChild(el("div", { class: "cs-muted" }, r.note));
+  box.appendChild(el("div", { class: "cs-muted" }, "A step runs from one optimizer.step() to the next. The figures below are each graph re-run alone (synthetic), for eager-vs-compiled per graph."));
+  return box;
+}
+
 export function renderTimings(p, data, openKernel) {
+  if (data.real_steps) p.appendChild(realSteps(data.real_steps));
   for (const key of ["timings", "roofline", "memory"]) {
     if (!data.charts || !data.charts[key]) continue;
     const holder = el("div", { class: "cs-chart", "data-chart": key });
@@ -16,7 +48,7 @@ export function renderTimings(p, data, openKernel) {
   const why = data.source === "live"
     ? "timings were turned off: --no-time, or capture(..., timings=False)"
     : "a log holds none; times come from a live capture: %%compile_fx, capture()";
-  if (!measured.length) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
+  if (!measured.length && !data.real_steps) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
   for (const c of measured) {
     const t = c.timing;
     p.appendChild(el("div", {}, `${c.id} forward: eager ${formatSpread(t.eager)}; compiled ${formatSpread(t.compiled)}${t.speedup ? `; ${t.speedup.toFixed(2)}x` : ""}`));

@@ -10,45 +10,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from ..model.graph import Graph, Node
+from ..model.graph import Graph
+from .explorer_groups import (
+    GROUP_LIMIT,
+    INPUT_OPS,
+    SIDES,
+    Group,
+    build_groups,
+    nodes_inside,
+    short_target,
+)
 from .layout import layout_graph
+from .module_groups import gradient_kinds, sides
 
-# Items laid out side by side inside one group; more are split into blocks of topological order.
-GROUP_LIMIT = 100
+__all__ = ["COLLAPSE_ABOVE", "GROUP_LIMIT", "OPEN_WHOLE_UP_TO", "explorer_payload"]
 # Graphs with more nodes are called big (the fallback pictures fewer of their groups).
 COLLAPSE_ABOVE = 300
-# The first picture opens groups while it shows at most this many boxes ...
-FIRST_BOXES = 60
+# The first picture opens groups while, placed at scale 1 (CSS px), it fits this box: the
+# explorer's canvas in a 1400 x 950 window, less its margins (explorer_draw.js fits the drawing
+# to the canvas, so it is drawn at scale >= 1, labels at 11 px or more; in a narrower output
+# explorer.js opens less) ...
+FIRST_W, FIRST_H = 1200, 760
+# ... and shows at most this many boxes; a picture of fewer opens the next level even when
+# that is taller than the canvas (it scrolls) ...
+FIRST_BOXES, FEW_BOXES = 60, 8
 # ... except in a graph this small, which opens whole (folded inputs aside): every node's name
 # and op readable at first paint (explorer.js draws such graphs at scale >= 1 and scrolls).
 OPEN_WHOLE_UP_TO = 150
-# More inputs than this in one group fold into a closed "inputs" group, so that a row of
-# parameters does not set the drawing's width (and scale).
-FOLD_INPUTS = 5
-_INPUT_OPS = ("placeholder", "get_attr")
 _OPS = ("placeholder", "call_function", "call_method", "call_module", "get_attr", "output")
-
-
-@dataclass
-class _Group:
-    label: str
-    parent: int
-    closed: bool = False  # starts closed even when the graph is small (folded inputs)
-    members: list[int] = field(default_factory=list)  # node indices directly inside
-    children: list[int] = field(default_factory=list)  # group indices directly inside
-    first: int = 0  # smallest node index inside (topological position)
-    size: int = 0  # nodes inside, all levels
-
-
-def _short_target(node: Node) -> str:
-    target = node.target
-    for prefix in ("torch.ops.aten.", "torch.ops.prims.", "torch.ops."):
-        if target.startswith(prefix):
-            target = target[len(prefix) :]
-            break
-    return target.removesuffix(".default")
 
 
 _PARAM = re.compile(r"^l_self_(?:modules_)?(.*?)_?$")
@@ -84,159 +74,51 @@ class _Strings:
         return found
 
 
-def _module_parts(path: str | None) -> tuple[str, ...]:
-    if not path:
-        return ()
-    parts = tuple(p for p in path.replace("/", ".").split(".") if p)
-    # A module called through a bound method (`capture(model, x)` compiles `fn = model`) logs
-    # paths like `fn.__self__.self_attn`: the part up to `__self__` names our wrapper, not the model.
-    if "__self__" in parts:
-        parts = parts[len(parts) - parts[::-1].index("__self__") :]
-    return parts
-
-
-def build_groups(nodes: Sequence[Node], paths: Sequence[str | None] | None = None) -> list[_Group]:
-    """Group 0 is the root. Module paths make the tree (`paths` overrides the nodes' own);
-    many inputs fold into one group; oversized levels split into runs named by their sources."""
-    groups = [_Group("", -1, first=0)]
-    if paths is None:
-        paths = [n.module_path for n in nodes]
-    parts = [_module_parts(p) for p in paths]
-
-    def fill(gid: int, members: list[int], depth: int) -> None:
-        by_child: dict[str, list[int]] = {}
-        direct = []
-        for i in members:
-            if len(parts[i]) > depth:
-                by_child.setdefault(parts[i][depth], []).append(i)
-            else:
-                direct.append(i)
-        for key, inside in by_child.items():
-            if len(inside) == 1:
-                direct.append(inside[0])
-                continue
-            label, level = key, depth + 1
-            # Fold chains like transformer -> h into one group "transformer.h".
-            while True:
-                nxt = {parts[i][level] if len(parts[i]) > level else None for i in inside}
-                step = nxt.pop() if len(nxt) == 1 else None
-                if step is None:
-                    break
-                label += "." + step
-                level += 1
-            child = len(groups)
-            groups.append(_Group(label, gid, first=min(inside)))
-            groups[gid].children.append(child)
-            fill(child, inside, level)
-        inputs = [i for i in direct if nodes[i].op in _INPUT_OPS]
-        if len(inputs) > FOLD_INPUTS and len(inputs) < len(direct) + len(groups[gid].children):
-            child = len(groups)
-            groups.append(_Group(f"{len(inputs)} inputs", gid, closed=True, first=min(inputs)))
-            groups[child].members = inputs
-            groups[gid].children.append(child)
-            direct = [i for i in direct if nodes[i].op not in _INPUT_OPS]
-        groups[gid].members = sorted(direct)
-        _split_oversized(groups, gid, nodes)
-
-    fill(0, list(range(len(nodes))), 0)
-    # Blocks made by splitting come after the groups they hold: sizes children first, by order.
-    for gid in _post_order(groups):
-        g = groups[gid]
-        g.size = len(g.members) + sum(groups[c].size for c in g.children)
-    return groups
-
-
-def _post_order(groups: list[_Group]) -> list[int]:
-    out, stack = [], [(0, False)]
-    while stack:
-        gid, done = stack.pop()
-        if done:
-            out.append(gid)
-            continue
-        stack.append((gid, True))
-        stack.extend((c, False) for c in groups[gid].children)
-    return out
-
-
-def _run_label(nodes: Sequence[Node], members: list[int]) -> str:
-    """What a run of nodes is, in the user's words: the source lines it spans when they differ,
-    else the operations it does most (never positions)."""
-    where = [s for i in members if (s := nodes[i].source)]
-    lines = sorted({(w.function, w.line) for w in where})
-    if len(lines) > 1:
-        functions = list(dict.fromkeys(f for f, _ in lines if f))
-        fn = (
-            (functions[0] + (f" +{len(functions) - 1}" if len(functions) > 1 else "") + " ")
-            if functions
-            else ""
-        )
-        return f"{fn}lines {lines[0][1]}\u2013{lines[-1][1]}"
-    counts: dict[str, int] = {}
-    for i in members:
-        if nodes[i].op not in ("placeholder", "output", "get_attr"):
-            target = _short_target(nodes[i]).split(".")[0]
-            counts[target] = counts.get(target, 0) + 1
-    top = sorted(counts, key=lambda t: -counts[t])[:3]
-    if top:
-        return ", ".join(top) + ("\u2026" if len(counts) > 3 else "")
-    return f"{nodes[members[0]].name} \u2026 {nodes[members[-1]].name}" if members else "group"
-
-
-def _split_oversized(groups: list[_Group], gid: int, nodes: Sequence[Node]) -> None:
-    """Too many items in one group: put consecutive items (topological order) into runs."""
-    group = groups[gid]
-    items = sorted(
-        [("n", i, i) for i in group.members] + [("g", c, groups[c].first) for c in group.children],
-        key=lambda item: item[2],
-    )
-    if len(items) <= GROUP_LIMIT:
-        return
-    # At most GROUP_LIMIT blocks; a block still too big is split again (blocks of blocks).
-    blocks = min(GROUP_LIMIT, -(-len(items) // GROUP_LIMIT))
-    per_block = -(-len(items) // blocks)
-    group.members, group.children = [], []
-    for start in range(0, len(items), per_block):
-        chunk = items[start : start + per_block]
-        block = len(groups)
-        inside = [i for kind, i, _ in chunk if kind == "n"]
-        label = _run_label(nodes, inside or [chunk[0][2]])
-        groups.append(_Group(label, gid, first=chunk[0][2]))
-        group.children.append(block)
-        groups[block].members = [i for kind, i, _ in chunk if kind == "n"]
-        for kind, i, _ in chunk:
-            if kind == "g":
-                groups[block].children.append(i)
-                groups[i].parent = block
-        _split_oversized(groups, block, nodes)
+def _place_of(inside: list[int], role: list[int]) -> float:
+    """A group's place in the graph's topological order: the mean index of its ops on the
+    gradient if it has any, else of its ops, else of its nodes. Not its first node: a backward
+    group holds what its forward saved (placeholders, at the very start) and forward ops
+    recomputed early; the backward's order is the gradient's."""
+    for wanted in (2, 1, 0):
+        chosen = [i for i in inside if role[i] == wanted]
+        if chosen:
+            return sum(chosen) / len(chosen)
+    return 0.0
 
 
 def _layout_group(
-    groups: list[_Group], gid: int, inside: list[list[int]], inputs: list[list[int]]
+    groups: list[Group],
+    gid: int,
+    inside: list[list[int]],
+    inputs: list[list[int]],
+    role: list[int],
 ) -> dict:
-    """Lay out one group's items (its nodes and child groups) with the edges between them."""
+    """Lay out one group's items (its nodes and child groups) with the edges between them.
+    `role`: per node, 0 for an input, 1 for an op, 2 for an op on the gradient (it reads a
+    tangent, at any distance): the backward's order is the gradient's."""
     group = groups[gid]
-    items = [("n", i) for i in group.members] + [("g", c) for c in group.children]
+    key = {("n", i): float(i) for i in group.members}
+    key.update({("g", c): _place_of(inside[c], role) for c in group.children})
+    # In that order: the layout's first order and its fallback follow the model (the
+    # backward's groups come in reverse, as it runs).
+    items = sorted(key, key=key.__getitem__)
     item_of: dict[int, int] = {}  # node index -> item index within this group
-    first = []
     for index, (kind, ref) in enumerate(items):
-        if kind == "n":
-            item_of[ref] = index
-            first.append(ref)
-        else:
-            first.append(groups[ref].first)
-    for child_index, (kind, ref) in enumerate(items):
-        if kind == "g":
-            for i in inside[ref]:
-                item_of[i] = child_index
-    edges = set()
-    for index in item_of:
-        b = item_of[index]
+        for i in [ref] if kind == "n" else inside[ref]:
+            item_of[i] = index
+    # A partition's forward and backward sit side by side (the saved tensors drawn across the
+    # cut), not one under the other: a model's depth is drawn once, not twice.
+    halves = {j for j, (kind, ref) in enumerate(items)
+              if kind == "g" and gid == 0 and groups[ref].path.split(".")[0] in SIDES}  # fmt: skip
+    joined = set()
+    for index, b in item_of.items():
         for src in inputs[index]:
             a = item_of.get(src)
-            # Quotients of a DAG can have cycles: keep edges that go forward in topological order.
-            if a is not None and a != b and first[a] < first[b]:
-                edges.add((a, b))
-    lay = layout_graph(range(len(items)), sorted(edges))
+            if a is not None and a != b and not (a in halves and b in halves):
+                joined.add((a, b))
+    edges = _acyclic([key[item] for item in items], joined)
+    # Edges are drawn straight from box to box, so the layout's dummy columns would be empty.
+    lay = layout_graph(range(len(items)), edges, compact=True)
     return {
         "items": [(ref if kind == "n" else -1 - ref) for kind, ref in items],
         "x": [round(lay.positions[i][0], 2) for i in range(len(items))],
@@ -244,32 +126,75 @@ def _layout_group(
     }
 
 
-def _first_open(groups: list[_Group], budget: int = FIRST_BOXES) -> set[int]:
-    """The groups open in the first picture: outer levels first, biggest first, while the boxes
-    shown stay within `budget`, so any graph opens readable; folded inputs stay closed."""
-    opened, shown = {0}, len(groups[0].members) + len(groups[0].children)
-    frontier = sorted(groups[0].children, key=lambda c: -groups[c].size)
-    while frontier:
-        nxt = []
-        for gid in frontier:
-            g = groups[gid]
-            more = len(g.members) + len(g.children) - 1  # its items replace its box
-            if g.closed or shown + more > budget:
-                continue
-            opened.add(gid)
-            shown += more
-            nxt += g.children
-        frontier = sorted(nxt, key=lambda c: -groups[c].size)
-    return opened
+def _acyclic(order: list[float], edges: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The edges between a group's items, all of them when they make no cycle; else (a quotient
+    of a DAG can have cycles: a module's backward reads what its forward saved) those that go
+    forward in `order`, each item's place in the graph's topological order."""
+    succ: list[list[int]] = [[] for _ in order]
+    indegree = [0] * len(order)
+    for a, b in edges:
+        succ[a].append(b)
+        indegree[b] += 1
+    ready = [v for v in range(len(order)) if not indegree[v]]
+    for v in ready:
+        for u in succ[v]:
+            indegree[u] -= 1
+            if not indegree[u]:
+                ready.append(u)
+    if len(ready) == len(order):
+        return sorted(edges)
+    return sorted((a, b) for a, b in edges if order[a] < order[b])
 
 
-def _nodes_inside(groups: list[_Group]) -> list[list[int]]:
-    """Every node index inside each group, all levels (children come after their parents)."""
-    inside = [list(g.members) for g in groups]
-    for gid in _post_order(groups):
-        if gid:
-            inside[groups[gid].parent].extend(inside[gid])
-    return inside
+def _first_open(groups: list[Group], laid: list[dict], whole: bool) -> tuple[set[int], bool]:
+    """The groups open in the first picture, and whether it is taller than the canvas (drawn at
+    scale 1 from its top, to scroll). A small graph opens whole (closed boxes aside). Else the
+    model's structure first: groups that hold groups open, a whole level at a time (six layers,
+    not one; a partition's two halves alike), while the picture placed at scale 1 fits FIRST_W x
+    FIRST_H; once all of those are open, groups of plain nodes open too, biggest first, while
+    it still fits and shows at most FIRST_BOXES boxes. A level too tall to fit (a model of 19
+    layers) still opens when it is as wide as the canvas and would otherwise leave a picture
+    of a few boxes: its top is drawn, the rest scrolls."""
+    from .static_graph import place
+
+    if whole:
+        return {gid for gid, g in enumerate(groups) if not g.closed}, False
+    shown = {"groups": laid}
+
+    def fits(opened: set[int], tall: bool = False) -> bool:
+        boxes = place(shown, opened)
+        return (
+            len(boxes) <= FIRST_BOXES + len(opened)
+            and max((b["x"] + b["w"] for b in boxes), default=0) <= FIRST_W
+            and (tall or max((b["y"] + b["h"] for b in boxes), default=0) <= FIRST_H)
+        )
+
+    def holds_modules(gid: int) -> bool:
+        return groups[gid].module and any(groups[c].module for c in groups[gid].children)
+
+    opened, level, complete = {0}, [0], True
+    while level:
+        inner = [c for p in level for c in groups[p].children if holds_modules(c)]
+        if not inner:
+            break
+        if not fits(opened | set(inner)):
+            few = len(place(shown, opened)) - len(opened) < FEW_BOXES
+            if few and fits(opened | set(inner), tall=True):
+                return opened | set(inner), True
+            complete = False
+            break
+        opened |= set(inner)
+        level = inner
+    if complete:
+        leaves = [
+            gid
+            for gid, g in enumerate(groups)
+            if g.module and gid not in opened and g.parent in opened
+        ]
+        for gid in sorted(leaves, key=lambda c: -groups[c].size):
+            if fits(opened | {gid}):
+                opened.add(gid)
+    return opened, False
 
 
 def explorer_payload(
@@ -290,26 +215,35 @@ def explorer_payload(
     index = {n.name: i for i, n in enumerate(nodes)}
     strings = _Strings()
     inputs = [[index[name] for name in n.inputs if name in index] for n in nodes]
-    groups = build_groups(nodes, module_paths)
-    inside = _nodes_inside(groups)
-    layouts = [_layout_group(groups, gid, inside, inputs) for gid in range(len(groups))]
+    whole = len(nodes) <= OPEN_WHOLE_UP_TO
+    paths = list(module_paths) if module_paths else [n.module_path for n in nodes]
+    if graph.kind == "aot_joint_graph" and not whole:
+        # Its forward and backward apart, side by side, as the partition draws them: each
+        # layer's backward under "backward", in the order it runs.
+        paths = [
+            f"{side}.{path}" if side and path else side
+            for side, path in zip(sides(nodes), paths, strict=True)
+        ]
+    groups = build_groups(nodes, paths, runs=not whole)
+    inside = nodes_inside(groups)
+    role = gradient_kinds(nodes)
+    layouts = [_layout_group(groups, gid, inside, inputs, role) for gid in range(len(groups))]
     kernels_of = kernels_of or {}
     collapsed = len(nodes) > COLLAPSE_ABOVE
-    opened = _first_open(
-        groups, len(nodes) + len(groups) if len(nodes) <= OPEN_WHOLE_UP_TO else FIRST_BOXES
-    )
+    opened, tall = _first_open(groups, layouts, whole)
     computing = ("call_function", "call_method", "call_module")
     payload = {
         "title": title or graph.kind,
         "kind": graph.kind,
         "collapsed": collapsed,
+        "tall": tall,  # its first picture is drawn at scale 1 from the top, and scrolls
         "sizes": SIZES,
         "strings": strings.items,  # filled below, by reference
         "names": [n.name for n in nodes],
         # What a box shows for a Dynamo input: `fc1.weight` for `l_self_modules_fc1_parameters_weight_`.
-        "label": [strings(_input_label(n.name) if n.op in _INPUT_OPS else None) for n in nodes],
+        "label": [strings(_input_label(n.name) if n.op in INPUT_OPS else None) for n in nodes],
         "op": [_OPS.index(n.op) if n.op in _OPS else 1 for n in nodes],
-        "target": [strings(_short_target(n)) for n in nodes],
+        "target": [strings(short_target(n)) for n in nodes],
         "type": [strings(n.type_text or None) for n in nodes],
         "in": inputs,
         "src": [
@@ -327,6 +261,7 @@ def explorer_payload(
         "groups": [
             {
                 "label": g.label,
+                "path": g.path,
                 "parent": g.parent,
                 "size": g.size,
                 "ops": sum(nodes[i].op in computing for i in inside[gid]),

@@ -9,6 +9,7 @@ backend and pyplot's figure list are never touched.
 from __future__ import annotations
 
 import io
+from html import escape
 
 from matplotlib import rc_context
 from matplotlib.axes import Axes
@@ -209,10 +210,23 @@ def svg(fig: Figure | None) -> str:
     out = io.StringIO()
     # Text stays text (smaller, selectable), escaped by matplotlib's XML writer; no date, and a
     # fixed hash salt, so the same capture gives the same bytes.
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "compilescope"}):
-        fig.savefig(out, format="svg", metadata={"Date": None})
+    # A figure laid out to place its labels (figure_base.lay_out) keeps that layout: running
+    # constrained layout again costs as much as the rest of the picture and moves nothing.
+    engine = fig.get_layout_engine()
+    frozen = getattr(fig, "laid_out", False) and engine is not None
+    if frozen:
+        fig.set_layout_engine("none")
+    try:
+        with rc_context({"svg.fonttype": "none", "svg.hashsalt": "compilescope"}):
+            fig.savefig(out, format="svg", metadata={"Date": None})
+    finally:
+        if frozen:
+            fig.set_layout_engine(engine)
     text = out.getvalue()
     text = text[text.index("<svg") :]  # no XML declaration or doctype inside HTML
+    # A point's full name as its <title>: the browser shows it on hover, no script needed.
+    for gid, title in getattr(fig, "hover", {}).items():
+        text = text.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{escape(title)}</title>', 1)
     return text.replace("<svg ", "<svg class='cs-figure' style='max-width:100%;height:auto' ", 1)
 
 
@@ -225,9 +239,13 @@ def roofline(capture: Capture) -> Figure | None:
 
 def charts(capture: Capture) -> dict[str, str]:
     """The view's charts as SVG: stages, kernel times, roofline, memory."""
+    from .roofline import roofline_key
+
+    pictured = svg(roofline(capture))
     return {
         "stages": svg(stage_waterfall(capture)),
         "timings": svg(kernel_ranking(capture)),
-        "roofline": svg(roofline(capture)),
+        # The names its labels leave off, in a table under it (on hover too).
+        "roofline": pictured + roofline_key(capture) if pictured else "",
         "memory": svg(memory_chart(capture)),
     }

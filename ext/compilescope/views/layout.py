@@ -91,6 +91,7 @@ def layout_graph(
     x_gap: float = 1.0,
     y_gap: float = 1.0,
     max_vertices: int = 30_000,
+    compact: bool = False,
 ) -> Layout:
     """Lay out a DAG.
 
@@ -99,6 +100,8 @@ def layout_graph(
     vertices (0: none); `sweeps=0` keeps the input order within each layer. Where nodes and
     dummies together would pass `max_vertices`, the longest edges are drawn as straight lanes
     beside the drawing instead (see `layout_lanes`), so the rest gets the whole work budget.
+    `compact`: for drawings whose edges run straight from node to node (the explorer's), the
+    nodes' x only (`_compact_x`: no dummy columns), each edge drawn straight.
     """
     nodes = list(dict.fromkeys(nodes))
     known = set(nodes)
@@ -135,6 +138,8 @@ def layout_graph(
             up[v].append(u)
     if sweeps > 0:
         rows = reduce_crossings(rows, up, down, sweeps, transpose_width, chains)
+    if compact:
+        return _compact_layout(nodes, edges, rows, x_gap, y_gap)
     x = _coordinates(rows, up, down, x_gap, len(names))
     paths = dict(zip((k for k in range(len(edges)) if k not in lanes), chains, strict=True))
     if lanes:
@@ -224,6 +229,49 @@ def _coordinates(rows: list[list[int]], up: list, down: list, gap: float, count:
                 x[v] = value - shift
     low = min(x, default=0.0)
     return [v - low for v in x]
+
+
+def _compact_layout(
+    nodes: list, edges: list, rows: list[list[int]], gap: float, y_gap: float
+) -> Layout:
+    """The layout with the dummy vertices taken out: within as many columns as the widest layer
+    has nodes, each layer in its order, its nodes pulled toward their neighbours' mean; a
+    long edge's dummies would only widen the drawing with empty columns."""
+    count = len(nodes)
+    rows = [[v for v in row if v < count] for row in rows]
+    index = {n: i for i, n in enumerate(nodes)}
+    near: list[list[int]] = [[] for _ in nodes]
+    for a, b in edges:
+        near[index[a]].append(index[b])
+        near[index[b]].append(index[a])
+    last = max((len(r) for r in rows), default=1) - 1.0
+    x = [0.0] * count
+    for row in rows:  # start centred
+        for i, v in enumerate(row):
+            x[v] = i + (last - len(row) + 1) / 2
+    for sweep in range(4):
+        for row in rows if sweep % 2 == 0 else reversed(rows):
+            wanted = [sum(x[m] for m in near[v]) / len(near[v]) if near[v] else x[v] for v in row]
+            # Keep the order, a column apart, within [0, last]: right to left, then left to right.
+            placed = [min(w, last - (len(row) - 1 - i)) for i, w in enumerate(wanted)]
+            for i in range(len(placed) - 2, -1, -1):
+                placed[i] = min(placed[i], placed[i + 1] - 1)
+            for i, value in enumerate(placed):
+                placed[i] = max(value, placed[i - 1] + 1 if i else 0.0)
+            for v, value in zip(row, placed, strict=True):
+                x[v] = value
+    positions = {}
+    for level, row in enumerate(rows):
+        for v in row:
+            positions[nodes[v]] = (x[v] * gap, level * y_gap)
+    return Layout(
+        positions,
+        tuple(((a, b), (positions[a], positions[b])) for a, b in edges),
+        tuple(tuple(nodes[v] for v in row) for row in rows),
+        tuple(edges),
+        last * gap,
+        (len(rows) - 1) * y_gap if rows else 0.0,
+    )
 
 
 def count_crossings(layers: Sequence[Sequence[Node]], edges: Iterable[tuple[Node, Node]]) -> int:

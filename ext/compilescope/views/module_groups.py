@@ -7,6 +7,12 @@ path `transformer.h.0.attn.c_attn`), in the same order. So: inputs take the path
 input at their position, every other node the path of what it reads (a parameter first, else its
 latest input), and graphs that share node names (forward, backward, post-grad) share the paths.
 Where no parameter says anything, the `# File:` comments do: the user function a node came from.
+
+Graphs that do log paths (a live capture's backward: AOTAutograd copies the forward's module
+stack into the nodes that differentiate it) still leave autograd's own nodes without one: the
+adds that sum two gradients, the mms of a padded matmul, `full` constants. `fill_gaps` gives
+those (and views, which only re-view a tensor) the module of what they read, so the backward
+groups by module like the forward.
 """
 
 from __future__ import annotations
@@ -47,6 +53,96 @@ def propagate(nodes: Sequence[Node], known: dict[str, str]) -> list[str | None]:
     return out
 
 
+def _is_tangent(node: Node) -> bool:
+    return node.op == "placeholder" and node.name.rsplit(".", 1)[-1].startswith("tangents_")
+
+
+# Ops that only re-view a tensor: where a graph gives them no module, they follow the tensor.
+_VIEWS = frozenset(("view", "_unsafe_view", "reshape", "alias", "permute", "expand", "unsqueeze",
+                    "squeeze", "t", "transpose", "slice", "select", "getitem", "as_strided"))  # fmt: skip
+
+
+def _is_view(node: Node) -> bool:
+    # `torch.ops.aten.view.default`, `torch.ops.aten.squeeze.dims`, `operator.getitem`
+    return node.op == "call_function" and any(p in _VIEWS for p in node.target.split(".")[-2:])
+
+
+def fill_gaps(nodes: Sequence[Node], paths: Sequence[str | None]) -> list[str | None]:
+    """`paths` with the gaps filled where a node computes gradients (it reads a tangent, at any
+    distance) or only re-views a tensor: the path of what it reads (`propagate`'s rule); an op
+    that reads from and feeds only one module, and a constant whose users are all in one, take
+    that module. Other forward ops keep theirs: an op in the model's own `forward` has no
+    module but the root, and stays."""
+    by_name = {n.name: p for n, p in zip(nodes, paths, strict=True) if p}
+    filled = propagate(nodes, by_name)
+    out = list(paths)
+    for i, (n, role) in enumerate(zip(nodes, gradient_kinds(nodes), strict=True)):
+        if not out[i] and n.op != "output" and (role == 2 or _is_view(n)):
+            out[i] = filled[i]
+    # An op between nodes of one module is that module's (Inductor's padded matmul in lm_head:
+    # pad, mm, slice, none with a module stack); so is a constant all of whose users are.
+    position = {n.name: i for i, n in enumerate(nodes)}
+    users: list[list[int]] = [[] for _ in nodes]
+    for i, n in enumerate(nodes):
+        for name in n.inputs:
+            if name in position:
+                users[position[name]].append(i)
+    changed = True
+    while changed:
+        changed = False
+        for i, n in enumerate(nodes):
+            if out[i] or n.op != "call_function":
+                continue
+            after = {out[u] for u in users[i]}
+            before = {out[position[name]] for name in n.inputs if name in position}
+            if len(after) == 1 and None not in after and before <= after | {None}:
+                if n.inputs and not before - {None}:
+                    continue  # between nothing with a module and one module: not inside it
+                out[i] = next(iter(after))
+                changed = True
+    return out
+
+
+def gradient_kinds(nodes: Sequence[Node]) -> list[int]:
+    """Per node: 0 an input (placeholder, get_attr), 1 an op, 2 an op on the gradient (it reads
+    a tangent, at any distance)."""
+    grad: set[str] = set()
+    out = []
+    for n in nodes:
+        if n.op in ("placeholder", "get_attr"):
+            if _is_tangent(n):
+                grad.add(n.name)
+            out.append(0)
+        elif n.op != "output" and any(name in grad for name in n.inputs):
+            grad.add(n.name)
+            out.append(2)
+        else:
+            out.append(1)
+    return out
+
+
+def sides(nodes: Sequence[Node]) -> list[str | None]:
+    """A joint graph's two halves: "backward" for what reads a tangent (at any distance) or
+    only feeds the backward, "forward" for the other ops; inputs and the output sit on neither."""
+    grad = {n.name for n, role in zip(nodes, gradient_kinds(nodes), strict=True) if role == 2}
+    users: dict[str, list[str]] = {}
+    for n in nodes:
+        for name in n.inputs if n.op != "output" else ():
+            users.setdefault(name, []).append(n.name)
+    out: list[str | None] = [None] * len(nodes)
+    for i in range(len(nodes) - 1, -1, -1):
+        n = nodes[i]
+        if n.op in ("placeholder", "get_attr", "output"):
+            continue
+        feeds = users.get(n.name, [])  # the output aside: it returns forward outputs too
+        if n.name in grad or (feeds and all(u in grad for u in feeds)):
+            grad.add(n.name)
+            out[i] = "backward"
+        else:
+            out[i] = "forward"
+    return out
+
+
 def _by_source(nodes: Sequence[Node]) -> list[str | None]:
     """The user function each node came from (`# File: ... in fn`), when there are several."""
     keys = [n.source.function if n.source and n.source.function else None for n in nodes]
@@ -54,7 +150,8 @@ def _by_source(nodes: Sequence[Node]) -> list[str | None]:
 
 
 def infer_paths(c: Compile) -> dict[tuple[str, int], list[str | None]]:
-    """(graph kind, number) -> a module path (or None) per node, for graphs that log none."""
+    """(graph kind, number) -> a module path (or None) per node, for graphs that log none or
+    log them with gaps (autograd's own ops, parameters)."""
     dynamo = c.graph("dynamo_output_graph")
     inputs = [n.module_path for n in dynamo.placeholders] if dynamo else []
     # Two name spaces: pre-grad graphs keep Dynamo's node names, post-grad ones AOTAutograd's.
@@ -64,11 +161,18 @@ def infer_paths(c: Compile) -> dict[tuple[str, int], list[str | None]]:
         space = "dynamo" if kind in _DYNAMO_NAMES else "aot"
         for number, graph in enumerate(c.graphs.get(kind, ())):
             paths = [n.module_path for n in graph.nodes]
-            if not _has_paths(graph):
-                names: dict[str, str] = dict(known[space])
-                primals = [n for n in graph.placeholders if not n.name.startswith("tangents")]
-                if kind in _ALIGNED and len(primals) == len(inputs):
-                    names.update({n.name: p for n, p in zip(primals, inputs, strict=True) if p})
+            names: dict[str, str] = dict(known[space])
+            primals = [n for n in graph.placeholders if not n.name.startswith("tangents")]
+            if kind in _ALIGNED and len(primals) == len(inputs):
+                names.update({n.name: p for n, p in zip(primals, inputs, strict=True) if p})
+            if _has_paths(graph):
+                # Parameters too: `primals_5` is h.0.attn's weight, read by its backward.
+                held = [p or (names.get(n.name) if n.op == "placeholder" else None)
+                        for n, p in zip(graph.nodes, paths, strict=True)]  # fmt: skip
+                filled = fill_gaps(graph.nodes, held)
+                if filled != paths:
+                    out[(kind, number)] = paths = filled
+            else:
                 paths = propagate(graph.nodes, names)
                 if sum(map(bool, paths)) * 2 < len(paths):
                     paths = _by_source(graph.nodes)

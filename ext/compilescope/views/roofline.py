@@ -1,7 +1,12 @@
 """A small roofline picture of the timed kernels (matplotlib): FLOP/s against arithmetic intensity
-under the device's measured roofs, and achieved bandwidth against each kernel's share of the step."""
+under the device's measured roofs, and achieved bandwidth against each kernel's share of the step.
+
+Points are numbered as the kernel table ranks them (`#3`); their labels never overlap (the ones
+that fit nowhere are left off), and every point's full name is on hover and in `roofline_key`."""
 
 from __future__ import annotations
+
+from html import escape
 
 from ..model.capture import Capture
 from ..model.kernel_table import kernel_rows
@@ -17,6 +22,7 @@ def roofline_data(capture: Capture, top: int = 30) -> dict:
         intensity = r["flops"] / r["bytes"] if r["flops"] and r["bytes"] else None
         points.append(
             {
+                "rank": r["rank"],
                 "kernel": r["kernel"],
                 "label": f"{r['compile_id']} {r['role']} {r['kernel']}",
                 "module": r["module"],
@@ -43,7 +49,7 @@ def roofline_figure(capture: Capture, top: int = 30):
     # No pyplot (no global state, no GUI backend); a Figure that shows itself in a notebook.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from .figure_base import ShownFigure, label_text
+    from .figure_base import ShownFigure, label_text, lay_out, place_labels
 
     fig = ShownFigure(figsize=(10, 4), layout="constrained")
     FigureCanvasAgg(fig)
@@ -56,9 +62,10 @@ def roofline_figure(capture: Capture, top: int = 30):
         roof.plot(xs, [min(peak, x * bw) for x in xs], color="#444", lw=1)
         roof.annotate(f"{peak / 1e12:.2f} TFLOP/s", (ridge * 30, peak), fontsize=8, va="bottom")
         roof.annotate(f"{bw / 1e9:.0f} GB/s", (ridge / 900, ridge / 1000 * bw), fontsize=8)
-    for p in computed:
-        roof.scatter(p["intensity"], p["flops_per_s"], s=20 + 400 * (p["share"] or 0), alpha=0.7)
-        roof.annotate(label_text(p["kernel"], 28), (p["intensity"], p["flops_per_s"]), fontsize=6)
+    sizes = [20 + 400 * (p["share"] or 0) for p in computed]
+    for p, size in zip(computed, sizes, strict=True):
+        roof.scatter(p["intensity"], p["flops_per_s"], s=size, alpha=0.7, gid=_gid("roof", p))
+        fig.hover[_gid("roof", p)] = _hover(p)
     roof.set(xscale="log", yscale="log", xlabel="FLOPs per byte", ylabel="FLOP/s")
     roof.set_title(
         label_text(f"roofline on {data['device']} (kernels with known FLOPs)", 80), fontsize=9
@@ -66,11 +73,65 @@ def roofline_figure(capture: Capture, top: int = 30):
     shares = [(p["share"] or 0) * 100 for p in data["points"]]
     rates = [(p["bytes_per_s"] or 0) / 1e9 for p in data["points"]]
     band.scatter(shares, rates, s=18, color="#10b981")
-    for p, x, y in zip(data["points"][:8], shares, rates, strict=False):
-        band.annotate(label_text(p["kernel"], 28), (x, y), fontsize=6)
+    # One invisible mark per point over the visible ones, for its name on hover.
+    for p, x, y in zip(data["points"], shares, rates, strict=True):
+        band.scatter(x, y, s=36, alpha=0, gid=_gid("band", p))
+        fig.hover[_gid("band", p)] = _hover(p)
     if bw:
         band.axhline(bw / 1e9, color="#444", lw=1, ls="--")
         band.annotate("measured copy bandwidth", (0, bw / 1e9), fontsize=7, va="bottom")
     band.set(xlabel="share of the step (%)", ylabel="achieved GB/s")
     band.set_title("where the time goes: bandwidth by share of step", fontsize=9)
+    # Labels last, in the laid-out figure: the most costly kernels first, each by its rank in
+    # the kernel table and a short name where one fits, else its rank alone, else nothing.
+    lay_out(fig)
+    place_labels(roof, [(p["intensity"], p["flops_per_s"], size**0.5 / 2, _texts(p))
+                        for p, size in zip(computed, sizes, strict=True)])  # fmt: skip
+    place_labels(band, [(x, y, 2.5, _texts(p))
+                        for p, x, y in zip(data["points"], shares, rates, strict=True)])  # fmt: skip
     return fig
+
+
+def _gid(axes: str, point: dict) -> str:
+    return f"cs-{axes}-{point['rank']}"
+
+
+def _texts(point: dict) -> list[str]:
+    from .figure_base import label_text
+
+    return [f"#{point['rank']} {label_text(point['kernel'], 24)}", f"#{point['rank']}"]
+
+
+def _share(value: float | None) -> str:
+    return "" if value is None else f"{value:.1%}"
+
+
+def _hover(point: dict) -> str:
+    share = f", {point['share']:.1%} of the step" if point["share"] is not None else ""
+    return f"#{point['rank']} {point['label']}{share}"
+
+
+def roofline_key(capture: Capture, top: int = 30) -> str:
+    """The roofline's points as an HTML table (#, kernel, module, share, rates): the names the
+    picture leaves off, for readers without hover (the script-free fallback, an export)."""
+    points = roofline_data(capture, top)["points"]
+    if not points:
+        return ""
+
+    def rate(value: float | None, unit: str) -> str:
+        if not value:
+            return ""
+        scale, prefix = (1e12, "T") if value >= 1e12 else (1e9, "G")
+        return f"{value / scale:.1f} {prefix}{unit}/s"
+
+    rows = "".join(
+        f"<tr><td>#{p['rank']}</td><td>{escape(p['label'])}</td><td>{escape(p['module'])}</td>"
+        f"<td>{_share(p['share'])}</td>"
+        f"<td>{rate(p['bytes_per_s'], 'B')}</td><td>{rate(p['flops_per_s'], 'FLOP')}</td></tr>"
+        for p in points
+    )
+    return (
+        "<details class='cs-chart-key'><summary>the roofline's points by number</summary><table>"
+        "<tr><th>#</th><th>kernel</th><th>module</th><th>share of step</th><th>bandwidth</th>"
+        f"<th>FLOP/s</th></tr>{rows}</table></details>"
+    )

@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 # Box sizes in CSS px at scale 1, sent to the explorer with each graph (payload["sizes"]).
-NODE_W, NODE_H, HGAP, VGAP, PAD, LABEL = 176, 34, 18, 26, 12, 20
+NODE_W, NODE_H, HGAP, VGAP, PAD, LABEL = 176, 32, 18, 16, 8, 18
 COL = NODE_W + HGAP
 SIZES = {"node_w": NODE_W, "node_h": NODE_H, "hgap": HGAP, "vgap": VGAP, "pad": PAD,
          "label": LABEL}  # fmt: skip
@@ -44,7 +44,7 @@ def place(payload: dict, expanded: set[int]) -> list[dict]:
             pos[j] = {
                 **sizes[j],
                 "x": x,
-                "y": layer_y[layer] + (layer_h[layer] - sizes[j]["h"]) / 2,
+                "y": layer_y[layer],  # tops aligned: groups side by side start level
             }
             width = max(width, right[layer])
         pad = 0 if gid == 0 else PAD
@@ -117,8 +117,8 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
         if b["kind"] == "group" and b["open"]:
             out.append(
                 f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']:.1f}' height='{b['h']:.1f}' "
-                f"fill='#f4f4fa' stroke='#b4b4c8'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 14:.1f}' "
-                f"fill='#555'>{escape(groups[b['id']]['label'])}</text>"
+                f"fill='#f4f4fa' stroke='#b4b4c8'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 13:.1f}' "
+                f"fill='#555'>{escape(group_text(groups, b['id']))}</text>"
             )
     seen = set()
     for v, inputs in enumerate(payload["in"]):
@@ -127,11 +127,9 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
             if src is None or dst is None or src == dst or (src, dst) in seen:
                 continue
             seen.add((src, dst))
-            A, B = boxes[src], boxes[dst]
-            sx, sy, tx, ty = A["x"] + A["w"] / 2, A["y"] + A["h"], B["x"] + B["w"] / 2, B["y"]
-            bend = max(20.0, abs(ty - sy) / 2)
+            sx, sy, ax, ay, bx, by, tx, ty = edge_curve(boxes[src], boxes[dst])
             out.append(
-                f"<path d='M{sx:.1f},{sy:.1f} C{sx:.1f},{sy + bend:.1f} {tx:.1f},{ty - bend:.1f} "
+                f"<path d='M{sx:.1f},{sy:.1f} C{ax:.1f},{ay:.1f} {bx:.1f},{by:.1f} "
                 f"{tx:.1f},{ty:.1f}' fill='none' stroke='#9aa0a6'/>"
             )
     strings = payload["strings"]
@@ -140,8 +138,8 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
             grp = groups[b["id"]]
             out.append(
                 f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']}' height='{b['h']}' fill='#eef2ff' "
-                f"stroke='#6366f1'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 14:.1f}'>{escape(_clip(grp['label']))}</text>"
-                f"<text x='{b['x'] + 6:.1f}' y='{b['y'] + 28:.1f}' fill='#555'>{grp['size']} nodes, {grp.get('ops', 0)} ops</text>"
+                f"stroke='#6366f1'/><text x='{b['x'] + 6:.1f}' y='{b['y'] + 13:.1f}'>{escape(_clip(group_text(groups, b['id'])))}</text>"
+                f"<text x='{b['x'] + 6:.1f}' y='{b['y'] + 26:.1f}' fill='#555'>{grp['size']} nodes, {grp.get('ops', 0)} ops</text>"
             )
         elif b["kind"] == "node":
             v = b["id"]
@@ -151,10 +149,34 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
                 f"<rect x='{b['x']:.1f}' y='{b['y']:.1f}' width='{b['w']}' height='{b['h']}' "
                 f"fill='{'#dbeafe' if op == 0 else '#ffffff'}' stroke='#6b7280'/>"
                 f"<text x='{b['x'] + 5:.1f}' y='{b['y'] + 13:.1f}'>{escape(_clip(payload['names'][v]))}</text>"
-                f"<text x='{b['x'] + 5:.1f}' y='{b['y'] + 27:.1f}' fill='#4b5563'>{escape(_clip(what))}</text>"
+                f"<text x='{b['x'] + 5:.1f}' y='{b['y'] + 26:.1f}' fill='#4b5563'>{escape(_clip(what))}</text>"
             )
     out.append("</svg>")
     return "".join(out)
+
+
+def edge_curve(a: dict, b: dict) -> tuple[float, ...]:
+    """The cubic curve of the edge from box `a` to box `b` (start, two controls, end): down
+    from a's bottom to b's top when b is below a, else between their sides (placement.js's
+    edgeCurve: the same curve)."""
+    if b["y"] >= a["y"] + a["h"]:
+        sx, sy, tx, ty = a["x"] + a["w"] / 2, a["y"] + a["h"], b["x"] + b["w"] / 2, b["y"]
+        bend = max(20.0, abs(ty - sy) / 2)
+        return (sx, sy, sx, sy + bend, tx, ty - bend, tx, ty)
+    right = b["x"] + b["w"] / 2 >= a["x"] + a["w"] / 2
+    sx, sy = (a["x"] + a["w"] if right else a["x"]), a["y"] + a["h"] / 2
+    beside = b["x"] >= a["x"] + a["w"] if right else b["x"] + b["w"] <= a["x"]
+    tx, ty = (b["x"] if right == beside else b["x"] + b["w"]), b["y"] + b["h"] / 2
+    out = (1 if right else -1) * max(30.0, abs(tx - sx) / 2)
+    return (sx, sy, sx + out, sy, tx - out if beside else tx + out, ty, tx, ty)
+
+
+def group_text(groups: list[dict], gid: int) -> str:
+    """What a group's box says: its label, or `h.3` for a layer numbered `3` inside `h`."""
+    grp = groups[gid]
+    if not (grp["label"].isascii() and grp["label"].isdigit()) or not grp.get("path"):
+        return grp["label"]
+    return ".".join(grp["path"].split(".")[-2:])
 
 
 def _clip(text: str, n: int = 24) -> str:

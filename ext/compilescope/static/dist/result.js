@@ -238,7 +238,31 @@ function launchDetails(box, k) {
   const took = (k.launch || {}).autotune_us;
   const tuning = took ? ` (chosen by autotuning: compiling and timing the candidates took ${(took / 1e3).toFixed(1)} ms)` : "";
   if (launch.length) box.appendChild(el("div", { "data-launch": "" }, `launch: ${launch.map(([a, b]) => `${a}=${b}`).join(", ")}${tuning}`));
+  if (k.autotune && k.autotune.length) box.appendChild(autotuneTable(k.autotune));
   if (k.grid.length) box.appendChild(el("div", { "data-grid": "" }, `launched with grid (${k.grid.join(", ")}), block (${k.block.join(", ")})` + (k.registers ? `, ${k.registers} registers per thread` : "") + " (profiler)"));
+}
+function autotuneTable(choices) {
+  const box = el("details", { class: "cs-text", "data-autotune": String(choices.length) });
+  const chosen = choices.find((c) => c.chosen);
+  box.appendChild(el("summary", {}, `autotuned: ${choices.length} configs benchmarked${chosen ? `; chosen ${chosen.config} (${chosen.ms === null ? "failed" : `${(chosen.ms * 1e3).toFixed(1)} us`})` : ""}`));
+  const table = el("table", { class: "cs-table" });
+  const head = el("tr");
+  for (const h of ["config", "time", "registers", "spills", ""]) head.appendChild(el("th", {}, h));
+  table.appendChild(head);
+  const order = [...choices].sort((a, b) => (a.ms === null) - (b.ms === null) || a.ms - b.ms);
+  for (const c of order) {
+    const tr = el("tr");
+    tr.append(
+      el("td", {}, c.config),
+      el("td", {}, c.ms === null ? "failed" : `${(c.ms * 1e3).toFixed(1)} us`),
+      el("td", {}, c.registers ?? ""),
+      el("td", {}, c.spills ?? ""),
+      el("td", {}, c.chosen ? "chosen" : "")
+    );
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+  return box;
 }
 function irDetails(box, k) {
   for (const [stage, text] of Object.entries(k.ir || {})) {
@@ -334,7 +358,7 @@ function placeBoxes(g, expanded) {
       const base = (gid === 0 ? 0 : Z.pad) + grp.x[j] * COL;
       const x = right[l] === void 0 ? base : Math.max(base, right[l] + Z.hgap);
       right[l] = x + sizes[j].w;
-      pos[j] = { x, y: layerY[l] + (layerH[l] - sizes[j].h) / 2, ...sizes[j] };
+      pos[j] = { x, y: layerY[l], ...sizes[j] };
       width = Math.max(width, right[l]);
     }
     return { w: width + (gid === 0 ? 0 : Z.pad), h: y - Z.vgap + (gid === 0 ? 0 : Z.pad), pos, gid };
@@ -358,17 +382,38 @@ function placeBoxes(g, expanded) {
 function placedBoxes(g) {
   return g.placed.map(([item, x, y, w, h]) => item >= 0 ? { kind: "node", id: item, x, y, w, h } : { kind: "group", id: -1 - item, x, y, w, h, open: g.groups[-1 - item].open });
 }
+function edgeCurve(A, B) {
+  if (B.y >= A.y + A.h) {
+    const sx2 = A.x + A.w / 2, sy2 = A.y + A.h, tx2 = B.x + B.w / 2, ty2 = B.y;
+    const bend = Math.max(20, Math.abs(ty2 - sy2) / 2);
+    return [sx2, sy2, sx2, sy2 + bend, tx2, ty2 - bend, tx2, ty2];
+  }
+  const right = B.x + B.w / 2 >= A.x + A.w / 2;
+  const sx = right ? A.x + A.w : A.x, sy = A.y + A.h / 2;
+  const beside = right ? B.x >= A.x + A.w : B.x + B.w <= A.x;
+  const tx = right === beside ? B.x : B.x + B.w, ty = B.y + B.h / 2;
+  const out = (right ? 1 : -1) * Math.max(30, Math.abs(tx - sx) / 2);
+  return [sx, sy, sx + out, sy, beside ? tx - out : tx + out, ty, tx, ty];
+}
 function edgeDistance(A, B, x, y) {
-  const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
-  const bend = Math.max(20, Math.abs(ty - sy) / 2);
+  const [sx, sy, ax, ay, bx, by, tx, ty] = edgeCurve(A, B);
   let best = Infinity;
   for (let i = 0; i <= 16; i++) {
     const t = i / 16, u = 1 - t;
-    const px = u * u * u * sx + 3 * u * u * t * sx + 3 * u * t * t * tx + t * t * t * tx;
-    const py = u * u * u * sy + 3 * u * u * t * (sy + bend) + 3 * u * t * t * (ty - bend) + t * t * t * ty;
+    const px = u * u * u * sx + 3 * u * u * t * ax + 3 * u * t * t * bx + t * t * t * tx;
+    const py = u * u * u * sy + 3 * u * u * t * ay + 3 * u * t * t * by + t * t * t * ty;
     best = Math.min(best, Math.hypot(px - x, py - y));
   }
   return best;
+}
+function edgeMiddle(A, B) {
+  const [sx, sy, ax, ay, bx, by, tx, ty] = edgeCurve(A, B);
+  return [(sx + 3 * ax + 3 * bx + tx) / 8, (sy + 3 * ay + 3 * by + ty) / 8];
+}
+function groupText(g, gid) {
+  const grp = g.groups[gid];
+  if (!/^\d+$/.test(grp.label) || !grp.path) return grp.label;
+  return grp.path.split(".").slice(-2).join(".");
 }
 function bounds(boxes) {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -385,6 +430,12 @@ function bounds(boxes) {
 var OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"];
 var FONT_PX = 11;
 var READABLE_UP_TO = 150;
+var MARGIN = 20;
+function canvasMaxHeight(canvas) {
+  const h = window.innerHeight || 950, top = canvas.getBoundingClientRect().top;
+  const room = top > 0 && top < h / 2 ? h - top - 8 : h - 90;
+  return Math.round(Math.min(1e3, Math.max(320, room)));
+}
 function clipStart(s, n) {
   return s.length > n ? "\u2026" + s.slice(s.length - n + 1) : s;
 }
@@ -418,6 +469,18 @@ function createPainter(s, root, canvas) {
     ctx.setTransform(ratio * view.k, 0, 0, ratio * view.k, ratio * view.tx, ratio * view.ty);
     const x0 = -view.tx / view.k, y0 = -view.ty / view.k, x1 = x0 + w / view.k, y1 = y0 + h / view.k;
     const inView = (b) => b.x + b.w >= x0 && b.x <= x1 && b.y + b.h >= y0 && b.y <= y1;
+    const whole = (x, y, bw, bh) => x >= x0 && x + bw <= x1 && y >= y0 && y + bh <= y1;
+    const seen = [];
+    for (const b of boxes) {
+      if (b.kind === "node") {
+        if (whole(b.x, b.y, b.w, b.h)) seen.push(g.names[b.id]);
+        continue;
+      }
+      const grp = g.groups[b.id];
+      if (b.open ? whole(b.x, b.y, Math.min(b.w, 120), g.sizes.label) : whole(b.x, b.y, b.w, b.h)) seen.push(grp.path || grp.label);
+    }
+    const listed = seen.join("\n");
+    if (listed !== root.getAttribute("data-in-view")) root.setAttribute("data-in-view", listed);
     const litGroups = /* @__PURE__ */ new Set();
     if (highlight2.size) {
       for (const v of highlight2) if (rep[v] >= 0) litGroups.add(rep[v]);
@@ -434,7 +497,7 @@ function createPainter(s, root, canvas) {
       ctx.strokeRect(b.x, b.y, b.w, b.h);
       if (text) {
         ctx.fillStyle = "#555";
-        ctx.fillText(`${g.groups[b.id].label}  \u25BE`, b.x + 6, b.y + 14);
+        ctx.fillText(`${groupText(g, b.id)}  \u25BE`, b.x + 6, b.y + 13);
       }
     });
     ctx.strokeStyle = "#9aa0a6";
@@ -479,10 +542,10 @@ function createPainter(s, root, canvas) {
         ctx.strokeRect(b.x, b.y, b.w, b.h);
         if (text) {
           ctx.fillStyle = "#312e81";
-          ctx.fillText(clip(`\u25B8 ${g.groups[b.id].label}`, 25), b.x + 6, b.y + 14);
+          ctx.fillText(clip(`\u25B8 ${groupText(g, b.id)}`, 25), b.x + 6, b.y + 13);
           const grp = g.groups[b.id];
           ctx.fillStyle = "#555";
-          ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 28);
+          ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 26);
         }
       } else {
         const v = b.id;
@@ -498,7 +561,7 @@ function createPainter(s, root, canvas) {
           ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
           ctx.fillStyle = "#4b5563";
           const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
-          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 27);
+          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 26);
         }
       }
     });
@@ -506,43 +569,50 @@ function createPainter(s, root, canvas) {
     root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
   }
   function edgePath(A, B) {
-    const sx = A.x + A.w / 2, sy = A.y + A.h, tx = B.x + B.w / 2, ty = B.y;
-    const bend = Math.max(20, Math.abs(ty - sy) / 2);
+    const [sx, sy, ax, ay, bx, by, tx, ty] = edgeCurve(A, B);
     ctx.moveTo(sx, sy);
-    ctx.bezierCurveTo(sx, sy + bend, tx, ty - bend, tx, ty);
+    ctx.bezierCurveTo(ax, ay, bx, by, tx, ty);
   }
   function redraw() {
     if (!frame) frame = requestAnimationFrame(draw);
   }
   let pendingFit = null;
-  function fit(only) {
-    pendingFit = only || null;
+  function fit(only, first) {
+    pendingFit = { only: only || null, first: !!first };
     if (!canvas.clientWidth) {
       needFit = true;
       return;
     }
-    fitTo(only);
+    fitTo(pendingFit);
     redraw();
   }
-  function fitTo(only) {
-    const chosen = only && only.length ? only : s.boxes;
+  function scaleFor(chosen, height) {
+    const [x0, y0, x1, y1] = bounds(chosen);
+    const w = canvas.clientWidth || 600, h = height || canvasMaxHeight(canvas);
+    return Math.min(1.25, (w - 2 * MARGIN) / Math.max(1, x1 - x0), (h - 2 * MARGIN) / Math.max(1, y1 - y0));
+  }
+  function fitTo(want) {
+    want = want || { only: null, first: false };
+    const only = want.only && want.only.length ? want.only : null;
+    if (want.first && s.beforeFirst) s.beforeFirst(scaleFor);
+    const chosen = only || s.boxes;
     if (!chosen.length) return;
     const [x0, y0, x1, y1] = bounds(chosen);
     const w = canvas.clientWidth || 600;
-    let k = Math.min(1.25, w / (x1 - x0 + 40));
-    if (chosen.filter((b) => b.kind === "node").length <= READABLE_UP_TO) k = Math.max(k, 1);
-    if (only && only.length) k = Math.min(k, (canvas.clientHeight || 480) / (y1 - y0 + 40));
+    let k = scaleFor(chosen, only ? canvas.clientHeight || 480 : 0);
+    if (want.first && !only && (info.n <= READABLE_UP_TO || s.tall)) k = Math.max(k, 1);
     view.k = Math.min(2, Math.max(0.02, k));
-    if (!only) canvas.style.height = `${Math.round(Math.min(760, Math.max(320, (y1 - y0) * view.k + 40)))}px`;
+    if (!only) canvas.style.height = `${Math.round(Math.min(canvasMaxHeight(canvas), Math.max(320, (y1 - y0) * view.k + 2 * MARGIN)))}px`;
     const spare = w - (x1 - x0) * view.k;
     if (spare > 0) view.tx = spare / 2 - x0 * view.k;
     else {
       const closed = chosen.filter((b) => b.kind === "node" || !b.open);
       const top = closed.reduce((a, b) => b.y < a.y || b.y === a.y && b.x < a.x ? b : a);
-      const want = w / 2 - (top.x + top.w / 2) * view.k;
-      view.tx = Math.min(20 - x0 * view.k, Math.max(w - 20 - x1 * view.k, want));
+      const centred = w / 2 - (top.x + top.w / 2) * view.k;
+      view.tx = Math.min(MARGIN - x0 * view.k, Math.max(w - MARGIN - x1 * view.k, centred));
     }
-    view.ty = 20 - y0 * view.k;
+    const spareY = (canvas.clientHeight || 480) - (y1 - y0) * view.k;
+    view.ty = only && spareY > 0 ? spareY / 2 - y0 * view.k : MARGIN - y0 * view.k;
   }
   return { draw, redraw, fit };
 }
@@ -616,6 +686,7 @@ function bindInteraction(s, ui, painter, rebuild, opts) {
       rebuild();
       showDetails(details, s, v, opts);
     }
+    details.style.display = v >= 0 ? "" : "none";
     root.setAttribute("data-selected", v >= 0 ? g.names[v] : "");
     redraw();
   }
@@ -823,7 +894,7 @@ function buildParts(kind) {
   const body = el("div", { class: "cs-ex-body" });
   const canvas = el("canvas", { class: "cs-canvas" });
   const details = el("div", { class: "cs-details" });
-  details.appendChild(el("p", { class: "cs-muted" }, "Click a node for its details; click a group to open or close it."));
+  details.style.display = "none";
   body.append(canvas, details);
   const status = el("div", { class: "cs-ex-status" });
   root.append(bar, body, status);
@@ -892,20 +963,36 @@ function createExplorer(container, g, opts) {
     const visible = s.boxes.filter((b) => b.kind === "node").length;
     root.setAttribute("data-visible-nodes", String(visible));
     root.setAttribute("data-visible-groups", String(s.boxes.length - visible));
-    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${s.boxes.length - visible} groups`;
+    status.textContent = `${info.n} nodes, ${g.groups.length - 1} groups; showing ${visible} nodes and ${s.boxes.length - visible} groups. Click a node for its details, a group to open or close it.`;
   }
+  s.tall = !!g.tall;
+  s.beforeFirst = (scaleFor) => {
+    if (info.n <= 150) return;
+    while (scaleFor(s.boxes, s.tall ? 1e9 : 0) < 1) {
+      const open = [...s.expanded].filter((gid) => gid > 0);
+      if (!open.length) break;
+      const deepest = Math.max(...open.map((gid) => info.depth[gid]));
+      const kept = placeBoxes(g, new Set([...s.expanded].filter((gid) => info.depth[gid] !== deepest || gid === 0)));
+      if (!s.tall && kept.filter((b) => b.kind === "node" || !b.open).length < 8 && scaleFor(s.boxes, 1e9) >= 1) {
+        s.tall = true;
+        break;
+      }
+      for (const gid of open) if (info.depth[gid] === deepest) s.expanded.delete(gid);
+      rebuild();
+    }
+  };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
   if (window.ResizeObserver) new ResizeObserver(() => painter.redraw()).observe(canvas);
   root.edgePoint = (i) => {
-    const [a, b] = s.edges[i], A = s.boxes[a], B = s.boxes[b], r = canvas.getBoundingClientRect();
-    const x = (A.x + A.w / 2 + B.x + B.w / 2) / 2, y = (A.y + A.h + B.y) / 2;
+    const [a, b] = s.edges[i], r = canvas.getBoundingClientRect();
+    const [x, y] = edgeMiddle(s.boxes[a], s.boxes[b]);
     return [r.left + s.view.tx + x * s.view.k, r.top + s.view.ty + y * s.view.k];
   };
   root.placeBoxes = placeBoxes;
   root.placedBoxes = placedBoxes;
   rebuild();
-  painter.fit();
+  painter.fit(null, true);
   requestAnimationFrame(() => {
     painter.draw();
     root.setAttribute("data-ready", "1");
@@ -927,9 +1014,26 @@ function createExplorer(container, g, opts) {
 }
 
 // ext/compilescope/static/partition.js
-function renderPartition(box, c, onSaved) {
+var folds = { saved: false, recomputed: false };
+function fold(key, summary) {
+  const box = el("details", { class: `cs-fold-${key}`, "data-fold": key });
+  box.open = folds[key];
+  box.addEventListener("toggle", () => {
+    folds[key] = box.open;
+  });
+  box.appendChild(el("summary", {}, summary));
+  return box;
+}
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+function renderPartition(parent, c, onSaved) {
   const p = c.partition;
+  const activations = p.activation_bytes !== null && p.activation_bytes !== void 0 ? `, activation memory ${formatBytes(p.activation_bytes)}` : "";
+  const box = fold("saved", `saved for backward: ${plural(c.saved.length, "tensor")}${c.saved_text ? ` (${c.saved_text})` : ""}${activations}`);
+  parent.appendChild(box);
   box.appendChild(el("div", { class: "cs-partition-head" }, p.headline));
+  if (p.held && p.held.text) box.appendChild(heldBlock(p.held));
   box.appendChild(el("div", { class: "cs-muted" }, "Click a saved tensor to see where the forward makes it and where the backward uses it."));
   const body = el("div", { class: "cs-partition-body" });
   const table = el("table", { class: "cs-table cs-saved-table" });
@@ -953,17 +1057,28 @@ function renderPartition(box, c, onSaved) {
   body.appendChild(table);
   box.appendChild(body);
   if (p.recomputed.length) {
-    box.appendChild(el(
+    const again = fold("recomputed", `recomputed in the backward: ${plural(p.recomputed.length, "node")}`);
+    again.appendChild(el(
       "div",
       { class: "cs-muted cs-recomputed" },
-      `recomputed in the backward (orange in the partition graph; dashed purple edges cross the cut): ${p.recomputed.join(", ")}`
+      `orange in the partition graph; dashed purple edges cross the cut: ${p.recomputed.join(", ")}`
     ));
+    parent.appendChild(again);
   }
-  if (p.sweep) body.appendChild(sweepChart(p.sweep, p.sweep_flops));
+  if (p.sweep) body.appendChild(sweepChart(p.sweep, p.sweep_flops, p.sweep_basis));
   else if (p.lab) body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not available: ${p.lab}`));
   else body.appendChild(el("div", { class: "cs-muted" }, `budget sweep: not run for this compile (its joint graph is large); run ${p.hint} and show the capture again`));
 }
-function sweepChart(points, byFlops) {
+function heldBlock(held) {
+  const block = el("div", { class: "cs-held" }, held.text);
+  if (held.differences.length) {
+    const list = el("ul", { class: "cs-held-differences" });
+    for (const d of held.differences) list.appendChild(el("li", { "data-what": d.what }, `${d.saved}: ${d.detail}`));
+    block.appendChild(list);
+  }
+  return block;
+}
+function sweepChart(points, byFlops, basis) {
   const NS = "http://www.w3.org/2000/svg";
   const W = 480, H = 240, L = 64, R = 16, T = 24, B = 40;
   const svgEl = (tag, attrs, text) => {
@@ -979,7 +1094,7 @@ function sweepChart(points, byFlops) {
   const px = (x) => L + x / xMax * (W - L - R), py = (y) => H - B - y / yMax * (H - T - B);
   const wrap = el("div", { class: "cs-sweep" });
   const svg = svgEl("svg", { width: W, height: H, class: "cs-sweep-chart", "font-family": "sans-serif", "font-size": 11 });
-  svg.appendChild(svgEl("text", { x: L, y: 14, "font-weight": "bold" }, "activation memory budget sweep"));
+  svg.appendChild(svgEl("text", { x: L, y: 14, "font-weight": "bold" }, "activation memory budget sweep (predicted)"));
   svg.appendChild(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#9ca3af" }));
   svg.appendChild(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#9ca3af" }));
   svg.appendChild(svgEl("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, `activation memory (${unit[0]})`));
@@ -1011,6 +1126,7 @@ function sweepChart(points, byFlops) {
     if (q.captured) svg.appendChild(svgEl("circle", { cx: x, cy: y, r: 10, fill: "none", stroke: "#dc2626", "stroke-width": 2, class: "cs-sweep-captured" }));
   });
   wrap.append(svg, detail);
+  if (basis) wrap.appendChild(el("div", { class: "cs-muted cs-sweep-basis" }, basis));
   return wrap;
 }
 
@@ -1024,7 +1140,7 @@ function renderGraphs(ctx, pane) {
   const savedBox = el("div", { class: "cs-saved" });
   const textBox = el("details", { class: "cs-text" });
   textBox.style.display = "none";
-  pane.append(ctx.compileSelect(() => renderStages()), stageBar, savedBox, graphArea, textBox);
+  pane.append(ctx.compileSelect(() => renderStages()), stageBar, graphArea, savedBox, textBox);
   let stageIndex = 0;
   function renderStages() {
     const c = data.compiles[ctx.compileIndex];
@@ -1352,7 +1468,36 @@ function renderRepro(ctx, pane) {
 }
 
 // ext/compilescope/static/timings.js
+function realSteps(r) {
+  const box = el("div", { class: "cs-real-steps", "data-real-steps": "" });
+  box.appendChild(el("h4", {}, `Your steps as they ran (${r.device}; median of ${r.compiled.n})`));
+  const eager = r.eager ? `; eager ${formatSpread(r.eager)}${r.speedup ? ` (compiled is ${r.speedup.toFixed(2)}x)` : ""}` : "";
+  box.appendChild(el("div", { "data-real-wall": "" }, `per step: compiled ${formatSpread(r.compiled)}${eager}`));
+  if (r.split_wall) {
+    const table = el("table", { class: "cs-table cs-real-split" });
+    const head = el("tr");
+    for (const h of ["where the step goes", "per step", "share"]) head.appendChild(el("th", {}, h));
+    table.appendChild(head);
+    const total = r.compiled.median;
+    const row = (label, s) => {
+      const tr = el("tr");
+      tr.append(el("td", {}, label), el("td", {}, formatMs(s)), el("td", {}, total > 0 ? `${(100 * s / total).toFixed(1)}%` : ""));
+      table.appendChild(tr);
+    };
+    for (const g of r.graphs) row(`graph ${g.compile_id} ${g.role} (${g.kernels} kernels)`, g.s);
+    row(r.device === "cpu" ? "outside compiled kernels (Python, eager ops, optimizer)" : "kernels outside compiled graphs (eager ops, optimizer)", r.outside_graphs_s);
+    if (r.device !== "cpu") row("between kernels (launches, Python, guards, autograd engine; device idle)", r.between_s);
+    row("whole step", total);
+    box.appendChild(table);
+    box.appendChild(el("div", { class: "cs-muted" }, `the split was measured in the next ${r.split_wall.n} steps with every kernel wrapped${r.device === "cpu" ? "" : " and the profiler on"} (${formatMs(r.split_wall.median)} a step there); kernel times are the kernels' own`));
+    if (r.busy_s !== null && r.busy_s !== void 0) box.appendChild(el("div", { class: "cs-muted" }, `device busy ${formatMs(r.busy_s)} per step`));
+  }
+  if (r.note) box.appendChild(el("div", { class: "cs-muted" }, r.note));
+  box.appendChild(el("div", { class: "cs-muted" }, "A step runs from one optimizer.step() to the next. The figures below are each graph re-run alone (synthetic), for eager-vs-compiled per graph."));
+  return box;
+}
 function renderTimings(p, data, openKernel) {
+  if (data.real_steps) p.appendChild(realSteps(data.real_steps));
   for (const key of ["timings", "roofline", "memory"]) {
     if (!data.charts || !data.charts[key]) continue;
     const holder = el("div", { class: "cs-chart", "data-chart": key });
@@ -1361,7 +1506,7 @@ function renderTimings(p, data, openKernel) {
   }
   const measured = data.compiles.filter((c) => c.timing);
   const why = data.source === "live" ? "timings were turned off: --no-time, or capture(..., timings=False)" : "a log holds none; times come from a live capture: %%compile_fx, capture()";
-  if (!measured.length) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
+  if (!measured.length && !data.real_steps) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
   for (const c of measured) {
     const t = c.timing;
     p.appendChild(el("div", {}, `${c.id} forward: eager ${formatSpread(t.eager)}; compiled ${formatSpread(t.compiled)}${t.speedup ? `; ${t.speedup.toFixed(2)}x` : ""}`));
@@ -1455,14 +1600,14 @@ function resultContext(data) {
 function renderLayout(root, ctx) {
   const main = el("div", { class: "cs-main" });
   const cellPane = el("div", { class: "cs-cellpane" });
-  const fold = el("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\xAB cell");
-  cellPane.appendChild(fold);
+  const fold2 = el("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\xAB cell");
+  cellPane.appendChild(fold2);
   const setFolded = (on) => {
     cellPane.classList.toggle("cs-folded", on);
-    fold.textContent = on ? "cell \xBB" : "\xAB cell";
+    fold2.textContent = on ? "cell \xBB" : "\xAB cell";
     if (ctx.activeExplorer) ctx.activeExplorer.redraw();
   };
-  fold.onclick = (ev) => {
+  fold2.onclick = (ev) => {
     ev.stopPropagation();
     setFolded(!cellPane.classList.contains("cs-folded"));
   };

@@ -1,0 +1,88 @@
+"""Chart labels never overlap (issue 23), on the realistic GPU capture and a CNN's: every text
+matplotlib draws in the Timings figures, measured with its renderer; the names the roofline's
+labels leave off are on hover and in a table under it."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import re
+from pathlib import Path
+from unittest import mock
+
+import compilescope
+import pytest
+from compilescope.views import figures
+from compilescope.views.roofline import roofline_data
+from matplotlib.text import Text
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+CAPTURES = {
+    "gpt2": BENCHMARKS / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz",
+    "cnn": BENCHMARKS / "gpu_captures" / "cnn_bfloat16.json.gz",
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CAPTURES))
+def capture(request):
+    with gzip.open(CAPTURES[request.param], "rt", encoding="utf-8") as f:
+        return compilescope.Capture.from_json(f.read())
+
+
+def drawn_texts(fig) -> list[tuple[str, object]]:
+    """Each text the figure draws (tick labels outside the axes' limits are made, not drawn),
+    with its box in pixels."""
+    drawn = []
+    draw = Text.draw
+
+    def record(text, renderer):
+        draw(text, renderer)
+        if text.get_visible() and text.get_text().strip():
+            drawn.append((text.get_text(), text.get_window_extent(renderer)))
+
+    with mock.patch.object(Text, "draw", record):
+        fig.canvas.draw()
+    return drawn
+
+
+def test_no_two_labels_of_the_timings_figures_overlap(capture):
+    made = {
+        "stages": figures.stage_waterfall(capture),
+        "kernels": figures.kernel_ranking(capture),
+        "roofline": figures.roofline(capture),
+        "memory": figures.memory_chart(capture),
+    }
+    assert made["roofline"] is not None and made["kernels"] is not None
+    for name, fig in made.items():
+        if fig is None:
+            continue
+        texts = drawn_texts(fig)
+        assert len(texts) > 10, name
+        overlapping = [
+            (a, b)
+            for (a, box_a), (b, box_b) in itertools.combinations(texts, 2)
+            if min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0) > 0.5
+            and min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0) > 0.5
+        ]
+        assert overlapping == [], (name, overlapping)
+
+
+def test_roofline_points_are_numbered_as_the_kernel_table_ranks_them(capture):
+    points = roofline_data(capture)["points"]
+    fig = figures.roofline(capture)
+    labels = [t for t, _ in drawn_texts(fig) if t.startswith("#")]
+    numbers = {int(re.match(r"#(\d+)", t).group(1)) for t in labels}
+    assert numbers <= {p["rank"] for p in points}
+    assert 1 in numbers  # the costliest kernel is always labelled
+    assert any(" " in t for t in labels)  # with a name where one fits
+
+
+def test_every_point_has_its_full_name_on_hover_and_in_the_key(capture):
+    chart = figures.charts(capture)["roofline"]
+    points = roofline_data(capture)["points"]
+    svg, key = chart.split("</svg>", 1)
+    titles = re.findall(r"<title>(.*?)</title>", svg)
+    for p in points:  # the bandwidth panel draws every point
+        assert any(t.startswith(f"#{p['rank']} ") and p["kernel"] in t for t in titles), p
+    assert key.strip().startswith("<details class='cs-chart-key'>")
+    assert key.count("<tr>") == len(points) + 1 and "<script" not in chart
