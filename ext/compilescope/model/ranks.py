@@ -6,6 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
+from ..common import GRAPH_KINDS
 from .compile import Compile
 from .graph import Graph
 
@@ -30,16 +31,15 @@ _COLLECTIVE_STAGES = (
     ("aot_forward_graph", "aot_backward_graph", "aot_inference_graph"),
     ("dynamo_output_graph",),
 )
-# Graph kinds whose text is compared between ranks (what every rank runs, in pipeline order).
-COMPARED_GRAPHS = (
-    "dynamo_output_graph",
-    "aot_forward_graph",
-    "aot_backward_graph",
-    "aot_inference_graph",
-    "inductor_post_grad_graph",
-    "optimize_ddp_split_graph",
-    "compiled_autograd_graph",
-)
+# Graph kinds whose text is compared between ranks (what every rank runs, in pipeline order):
+# not the joint graph or the passes' before/after views of the same graphs, nor DDP's children
+# (their split graph is compared).
+_NOT_COMPARED = {
+    "before_pre_grad_graph", "after_pre_grad_graph", "inductor_pre_grad_graph",
+    "aot_joint_graph", "before_joint_graph", "after_joint_graph", "before_post_grad_graph",
+    "optimize_ddp_split_child",
+}  # fmt: skip
+COMPARED_GRAPHS = tuple(kind for kind in GRAPH_KINDS if kind not in _NOT_COMPARED)
 
 
 # Guards print object ids (`___check_type_id(self, 94654559507600)`): each process has its own.
