@@ -387,3 +387,44 @@ def test_inputs_without_readable_values_are_skipped_not_raised():
     ids_meta = torch.empty(4, dtype=torch.int64, device="meta")
     example = [sparse, meta, ids_meta, sparse.long()]
     assert input_values(example) == {} and input_moments(example) == {}
+
+
+def test_an_eager_arm_that_does_not_fit_leaves_the_compiled_times(monkeypatch):
+    """The compiled step fits where an eager re-run does not (a GPU filled up): the capture
+    returns, the user's result stands, and the compiled graph is timed without the eager arm."""
+    from compilescope.live import measure as measure_module
+
+    real_measure = measure_module.measure
+    original_call = torch.fx.GraphModule.__call__
+    state = {"measuring": False}
+
+    def eager_out_of_memory(self, *args, **kwargs):
+        if state["measuring"]:
+            raise torch.OutOfMemoryError(
+                "CUDA out of memory. Tried to allocate 2.00 GiB (injected)"
+            )
+        return original_call(self, *args, **kwargs)
+
+    def measuring(*args, **kwargs):
+        state["measuring"] = True
+        try:
+            return real_measure(*args, **kwargs)
+        finally:
+            state["measuring"] = False
+
+    monkeypatch.setattr(torch.fx.GraphModule, "__call__", eager_out_of_memory)
+    monkeypatch.setattr(measure_module, "measure", measuring)
+    from compilescope.live import session as session_module
+
+    monkeypatch.setattr(session_module, "measure", measuring)
+    torch.manual_seed(0)
+    model, x = TinyMLP(), torch.randn(16, 16)
+    expected = model(x)
+    cap = compilescope.capture(model, x, timings=3)
+    (g,) = cap.timings.graphs
+    assert g.eager is None and g.compiled is not None and g.compiled.repeats == 3
+    assert "eager not timed (OutOfMemoryError" in g.note
+    assert g.compiled_backward is not None and g.eager_backward is None
+    assert g.eager_peak_bytes is None
+    assert "eager not timed" in cap.summary() and "compiled" in cap.summary()
+    torch.testing.assert_close(model(x), expected)

@@ -88,6 +88,35 @@ def _samples(a: Callable[[], float], b: Callable[[], float], runs: _Runs) -> tup
     )
 
 
+def _samples_or_alone(
+    eager: Callable[[], float], compiled: Callable[[], float], runs: _Runs, device: str
+) -> tuple[Sample | None, Sample, str]:
+    """Eager against compiled, alternating; when the eager arm cannot run (it does not fit in
+    memory where the compiled graph does, or fails otherwise), the compiled arm alone, and why
+    the eager one is missing. A failure of the compiled arm propagates: nothing to show."""
+    try:
+        a, b = _samples(eager, compiled, runs)
+        return a, b, ""
+    except Exception as error:
+        why = f"eager not timed ({type(error).__name__}: {str(error)[:160]})"
+    _free(device)
+    first = compiled()
+    warmup, repeats = runs.counts(first)
+    for _ in range(warmup - 1):
+        compiled()
+    times = [compiled() for _ in range(repeats)]
+    return None, Sample(statistics.median(times), min(times), max(times), repeats, warmup), why
+
+
+def _free(device: str) -> None:
+    """Give back what a failed run left cached (a CUDA out-of-memory leaves blocks behind)."""
+    import gc
+
+    gc.collect()
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()
+
+
 def _call_args(inputs: list) -> list:
     # A list input goes in as a copy: a boxed graph (compiled autograd's) empties its lists.
     return [list(v) if isinstance(v, list) else v for v in inputs]
@@ -226,35 +255,57 @@ def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, run
     with phase("inputs"):
         inputs = timing_inputs.make_inputs(rec.inputs, rec.values, rec.moments)
     eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
+    notes = []
     with phase("graph runs"):
-        eager, compiled = _samples(
+        eager, compiled, why = _samples_or_alone(
             lambda: _clock(eager_step.forward, device),
             lambda: _clock(compiled_step.forward, device),
             runs,
+            device,
         )
+        notes.append(why)
+        eager_step.outputs = []
         eager_bw = compiled_bw = None
         compiled_step.forward()
         if compiled_step.outputs and torch.is_grad_enabled():
-            eager_bw, compiled_bw = _samples(
-                _backward_once(eager_step, device), _backward_once(compiled_step, device), runs
-            )
+            if eager is None:  # the eager forward did not fit: time the compiled backward alone
+                skip = _skipped
+                eager_bw, compiled_bw, why = _samples_or_alone(skip, _backward_once(compiled_step, device), runs, device)  # fmt: skip
+            else:
+                eager_bw, compiled_bw, why = _samples_or_alone(
+                    _backward_once(eager_step, device), _backward_once(compiled_step, device), runs, device
+                )  # fmt: skip
+                notes.append(why.replace("eager", "eager backward", 1))
         compiled_step.outputs = []
     with phase("peak memory"):
         peaks = (
-            peak_bytes(rec.graph_module, _call_args(inputs), device),
-            peak_bytes(rec.compiled, _call_args(inputs), device),
+            _peak_or_none(rec.graph_module, inputs, device),
+            _peak_or_none(rec.compiled, inputs, device),
         )
     timing = GraphTiming(
         compile_id,
         what,
         eager,
         compiled,
-        "",
+        "; ".join(n for n in notes if n),
         *peaks,
         eager_backward=eager_bw,
         compiled_backward=compiled_bw,
     )
     return timing, compiled_step
+
+
+def _skipped() -> float:
+    raise RuntimeError("skipped: its forward did not run")
+
+
+def _peak_or_none(fn: Callable, inputs: list, device: str) -> int | None:
+    """One run's peak memory, or None when that run does not fit (or fails)."""
+    try:
+        return peak_bytes(fn, _call_args(inputs), device)
+    except Exception:
+        _free(device)
+        return None
 
 
 def _kernels(

@@ -86,8 +86,14 @@ def summarize(capture: Capture) -> str:
             lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
     if capture.timings is not None:
         for g in capture.timings.graphs:
-            if g.compiled is None or g.eager is None:  # a saved capture may lack either
+            if g.compiled is None:
                 lines.append(f"{str(g.compile_id):>8}  time: not measured ({g.note})")
+                continue
+            if g.eager is None:  # the eager arm did not fit or failed: the compiled one stands
+                lines.append(
+                    f"{str(g.compile_id):>8}  time: compiled {g.compiled.median_s * 1e3:.3f} ms"
+                    f" (median of {g.compiled.repeats}); {g.note}"
+                )
                 continue
             speed = f", {g.speedup:.2f}x" if g.speedup else ""
             lines.append(
