@@ -264,7 +264,7 @@ def test_line_form(ip):
 def test_a_rendering_bug_never_hides_the_result(ip, run, capsys, monkeypatch):
     from compilescope.views import result_view
 
-    def broken(capture, before=None):
+    def broken(*args, **kwargs):
         raise RuntimeError("renderer exploded")
 
     monkeypatch.setattr(result_view, "view_data", broken)
