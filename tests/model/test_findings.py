@@ -265,3 +265,24 @@ def test_activation_memory_leaves_out_the_point_without_a_budget(loaded):
     )  # fmt: skip
     assert f.cost.saved_bytes == now - now // 2
     assert "memory budget of 0.5 saves" in f.what
+
+
+def test_print_of_what_torch_cannot_reorder_gets_no_reorder_fix():
+    """torch reorders a logging call only when its arguments are tensors, constants or string
+    formatters: `print("h:", h.shape)` would break again, so the setting is not offered."""
+    from compilescope.model.finding import TorchText
+    from compilescope.model.torch_hints import hint_fixes
+
+    hints = (
+        "Avoid calling builtin `print` with argument types ['str', 'torch.Size'].",
+        "If you are attempting to call a logging function (e.g. `print`), you can try adding it "
+        "to `torch._dynamo.config.reorderable_logging_functions`.",
+    )
+    size = "builtin print [<class 'torch._dynamo.variables.constant.ConstantVariable'>, <class 'torch._dynamo.variables.lists.SizeVariable'>] False"  # fmt: skip
+    constant = "builtin print [<class 'torch._dynamo.variables.constant.ConstantVariable'>] False"
+    for context, offered in ((size, False), (constant, True)):
+        text = TorchText("GB0059", "Failed to trace builtin operator", "", hints, context, "")
+        fixes = hint_fixes((text,), None)
+        settings = [s for f in fixes for s in f.settings]
+        assert any(s.target.endswith("reorderable_logging_functions") for s in settings) is offered
+        assert any(f.kind == "code" and "Avoid calling builtin" in f.change for f in fixes)

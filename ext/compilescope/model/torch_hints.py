@@ -140,9 +140,23 @@ def _setting(hint: str, context: str, at: Place | None) -> Setting | None:
         return Setting(f"{module}.{name}", "set", value)
     found = _ADD.search(hint)
     if found:
+        if found.group(1).endswith("reorderable_logging_functions") and not _reorderable(context):
+            return None  # torch would break on the call again, for another reason
         ref = object_ref(context, at)
         return Setting(found.group(1), "add", ref) if ref else None
     return None
+
+
+# The argument kinds torch can move after the graph (torch/_dynamo/variables/misc.py,
+# DebuggingVariable.can_reorder_logs: tensors, constants, string formatters).
+_ARG_CLASS = re.compile(r"<class '[\w.]*?\.(\w+Variable)'>")
+_REORDERABLE = {"TensorVariable", "ConstantVariable", "StringFormatVariable"}
+
+
+def _reorderable(context: str) -> bool:
+    """Whether a call's arguments, as torch's debug context lists their kinds, can be reordered
+    (a call whose context lists none is given the benefit of the doubt)."""
+    return set(_ARG_CLASS.findall(context)) <= _REORDERABLE
 
 
 def object_ref(context: str, at: Place | None) -> dict[str, str] | None:
