@@ -164,9 +164,9 @@ def _node_lines(graph: Graph) -> dict[str, list]:
     return out
 
 
-def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
-    """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
-    kernels = _kernels(c, capture)
+def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
+    """Each stage's graph, appended to `graphs` as an explorer payload (the partition after the
+    backward), and its row; each kernel learns which post-grad payload shows its nodes."""
     # Post-grad graph number -> node -> its kernels (a forward and a backward graph can both
     # have a node named `mm`; each keeps its own kernels).
     kernels_of: dict[int | None, dict[str, list[str]]] = {}
@@ -218,44 +218,60 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 )
     for k in kernels:  # the explorer graph that shows the kernel's fused nodes
         k["post_graph"] = post_graph_index.get(k.pop("post_number"))
+    return stages
+
+
+def _saved(c: Compile) -> list[dict]:
+    """What crosses from forward to backward, each with the backward nodes that use it."""
     partition = c.partition
-    saved = []
-    if partition:
-        backward = c.graph("aot_backward_graph")
-        users = {
-            s.name: [n.name for n in backward.nodes if s.name in n.inputs] if backward else []
-            for s in partition.saved
-        }
-        saved = [
-            {"name": s.name, "type": s.type_text, "bytes": s.nbytes, "users": users[s.name]}
-            for s in partition.saved
-        ]
-    timing = None
-    if capture.timings:
-        g = next((g for g in capture.timings.graphs if g.compile_id == str(c.id)), None)
-        if g is not None:
-            timing = {
-                "what": g.what,
-                "eager": _sample(g.eager),
-                "compiled": _sample(g.compiled),
-                "speedup": g.speedup,
-                "note": g.note,
-                "kernel_sum": capture.timings.kernel_sum_s(str(c.id)),
-                "gap": capture.timings.gap_text(str(c.id), g.compiled.median_s)
-                if g.compiled
-                else "",
-                "memory": _peak_text(g),
-                "eager_backward": _sample(g.eager_backward),
-                "compiled_backward": _sample(g.compiled_backward),
-                "backward_speedup": g.backward_speedup,
-                "step": g.step_s(),
-                "eager_step": g.step_s("eager"),
-                "backward_gap": capture.timings.gap_text(
-                    str(c.id), g.compiled_backward.median_s, "backward"
-                )
-                if g.compiled_backward
-                else "",
-            }
+    if not partition:
+        return []
+    backward = c.graph("aot_backward_graph")
+    users = {
+        s.name: [n.name for n in backward.nodes if s.name in n.inputs] if backward else []
+        for s in partition.saved
+    }
+    return [
+        {"name": s.name, "type": s.type_text, "bytes": s.nbytes, "users": users[s.name]}
+        for s in partition.saved
+    ]
+
+
+def _graph_timing(c: Compile, capture: Capture) -> dict | None:
+    """The compile id's graph re-run alone, eager vs compiled, forward and backward."""
+    if not capture.timings:
+        return None
+    g = next((g for g in capture.timings.graphs if g.compile_id == str(c.id)), None)
+    if g is None:
+        return None
+    cid = str(c.id)
+    return {
+        "what": g.what,
+        "eager": _sample(g.eager),
+        "compiled": _sample(g.compiled),
+        "speedup": g.speedup,
+        "note": g.note,
+        "kernel_sum": capture.timings.kernel_sum_s(cid),
+        "gap": capture.timings.gap_text(cid, g.compiled.median_s) if g.compiled else "",
+        "memory": _peak_text(g),
+        "eager_backward": _sample(g.eager_backward),
+        "compiled_backward": _sample(g.compiled_backward),
+        "backward_speedup": g.backward_speedup,
+        "step": g.step_s(),
+        "eager_step": g.step_s("eager"),
+        "backward_gap": capture.timings.gap_text(cid, g.compiled_backward.median_s, "backward")
+        if g.compiled_backward
+        else "",
+    }
+
+
+def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
+    """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
+    kernels = _kernels(c, capture)
+    stages = _stages(c, kernels, graphs)
+    saved = _saved(c)
+    timing = _graph_timing(c, capture)
+    partition = c.partition
     f = c.frame
     return {
         "id": str(c.id),
