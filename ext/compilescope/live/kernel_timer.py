@@ -28,9 +28,8 @@ _NAMESPACES = ("extern_kernels", "aten", "torch")
 # pair brackets the kernel and not the launch gap; no profiler, so no CUPTI start-up (seconds on
 # a fresh process). "profiler": torch.profiler ranges around each launch, the kernels' CUDA time
 # as CUPTI records it (exact, costs the profiler's start). benchmarks/gpu_realistic.py checks
-# both against torch.profiler in real training steps. On an H200 (torch 2.11, RESULTS.md,
-# "Timings at realistic size"), "events" came within 5% for 7 of 27 kernels over 20 us (the
-# launch gap still leaks in), "profiler" for 25 of 27: the profiler is the default.
+# both against torch.profiler in real training steps; "events" lets the launch gap leak in
+# (the figures: RESULTS.md, "Timings at realistic size"): the profiler is the default.
 GPU_CLOCK = "profiler"
 _SPIN_CYCLES = 100_000  # about 50 us at H100 clocks: longer than one launch from Python
 

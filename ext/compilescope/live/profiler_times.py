@@ -32,8 +32,8 @@ def gpu_times(prof: Any) -> tuple[Times, list[dict]]:  # a torch.profiler.profil
     times, launches = kernel_times_from_kineto(raw)
     times = {key: [v for v in values if v > 0] for key, values in times.items()}
     if not launches and any(times.values()):
-        # Kineto's raw events of torch 2.11 (H200 run, RESULTS.md) carry no grid or block: the
-        # chrome trace does (about 0.1 s of measuring a 4-layer GPT-2 step).
+        # Kineto's raw events of torch 2.11 carry no grid or block (seen on an H200): the
+        # chrome trace does, at some cost (RESULTS.md).
         launches = chrome_trace_events(prof)
     return times, launches
 

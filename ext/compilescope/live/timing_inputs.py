@@ -9,7 +9,7 @@ import torch
 
 # Integer and bool inputs are token ids, indices, masks: their values decide where a kernel reads
 # and writes (an embedding's backward adds rows with atomics; all-zero ids collide on one row and
-# ran 2.6x slower than on real tokens, RESULTS.md). So they are copied when the graph compiles,
+# run much slower than real tokens: RESULTS.md). So they are copied when the graph compiles,
 # up to this many bytes per graph, and timed on; larger ones are timed on zeros.
 VALUE_COPY_BYTES = 64 << 20
 
@@ -67,8 +67,8 @@ def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
     """Mean and standard deviation of each floating-point input (position -> a float32 tensor
     (mean, std), read only when timing: no device sync while compiling). Timing draws its fresh
     inputs from a normal distribution of these: what a kernel's math functions cost depends on
-    the values (a GELU's tanh ran 6-11% faster on standard normal weights, whose activations
-    saturate it, than on a GPT-2's real ones; H200 run 3, RESULTS.md)."""
+    the values (a GELU's tanh runs faster on standard normal weights, whose activations
+    saturate it, than on a model's real ones: RESULTS.md)."""
     moments: dict[int, torch.Tensor] = {}
     for position, value in enumerate(example_inputs):
         # Plain dense tensors and parameters only: a fake or subclass tensor has no values.
