@@ -315,7 +315,7 @@ def timing_real_steps(
     session: CaptureSession, steps: int, eager_steps: int = 5
 ) -> Iterator[RealStepTimer | None]:
     """Inside, the user's steps are followed (steps=0: not at all); on the way out the session
-    gets `real_steps` (None when no window ran) and `real_step_notes`."""
+    gets `real_steps` (None when no window ran: a loop without optimizer steps, or too short)."""
     if steps <= 0:
         yield None
         return
@@ -333,7 +333,6 @@ def timing_real_steps(
     finally:
         handle.remove()
         session.real_steps = timer.finish()
-        session.real_step_notes = list(timer.notes)
 
 
 __all__ = ["LABEL", "RealStepTimer", "timing_real_steps"]

@@ -50,9 +50,8 @@ class CaptureSession:
         self.timings: bool | int = False
         self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
         self.held = HeldRecorder()  # what each compiled forward saves (live/held_memory.py)
-        # The user's own steps, timed while the block ran (live/real_steps.py), and why not.
+        # The user's own steps, timed while the block ran (live/real_steps.py).
         self.real_steps: RealSteps | None = None
-        self.real_step_notes: list[str] = []
         self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0
@@ -128,7 +127,7 @@ class CaptureSession:
                         repeats = None if self.timings is True else int(self.timings)
                         timings = measure(self.recorded, self.result, repeats=repeats)
                         self.result = replace(self.result, timings=timings)
-                    if self.real_steps is not None or self.real_step_notes:
+                    if self.real_steps is not None:
                         self.result = with_real_steps(self.result, self.real_steps)
                     if said.items:
                         self.result = replace(self.result, messages=said.messages())
