@@ -193,16 +193,17 @@ sys.path.insert(0, {ext!r}); sys.path.insert(0, {bench!r})
 import torch
 from gpu_real_steps import build
 torch.manual_seed(0)
-model, inputs, loss_fn = build({name!r}, {size!r})
+model, inputs, loss_fn = build({name!r}, {size!r}, {device!r})
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-torch.cuda.synchronize()
+sync = torch.cuda.synchronize if {device!r} == "cuda" else (lambda: None)
+sync()
 started = time.perf_counter()
 def run():
     compiled = torch.compile(model)
     opt.zero_grad(set_to_none=True)
     loss_fn(compiled, *inputs).backward()
     opt.step()
-    torch.cuda.synchronize()
+    sync()
 if {arm!r}.startswith("listen"):
     import compilescope
     from compilescope.live import torch_bridge
@@ -225,15 +226,26 @@ print("WALL", time.perf_counter() - started)
 """
 
 
+def _child(name: str, arm: str, size: str, cache: str, threads: int | None, device: str = "cuda"):
+    """A fresh process that compiles and runs one first step (fresh caches under `cache`)."""
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": f"{cache}/inductor", "TRITON_CACHE_DIR": f"{cache}/triton"}  # fmt: skip
+    if threads:
+        env["TORCHINDUCTOR_COMPILE_THREADS"] = str(threads)
+    code = CHILD.format(ext=str(ROOT / "ext"), bench=str(ROOT / "benchmarks"), name=name, size=size, arm=arm, device=device)  # fmt: skip
+    return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _wall(process) -> float:
+    out, err = process.communicate(timeout=600)
+    for line in out.splitlines():
+        if line.startswith("WALL "):
+            return float(line.split()[1])
+    raise RuntimeError(err[-2000:])
+
+
 def one_run(name: str, arm: str, size: str) -> float:
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": f"{cache}/inductor", "TRITON_CACHE_DIR": f"{cache}/triton"}  # fmt: skip
-        code = CHILD.format(ext=str(ROOT / "ext"), bench=str(ROOT / "benchmarks"), name=name, size=size, arm=arm)  # fmt: skip
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
-        for line in done.stdout.splitlines():
-            if line.startswith("WALL "):
-                return float(line.split()[1])
-        raise RuntimeError(done.stderr[-2000:])
+        return _wall(_child(name, arm, size, cache, None))
 
 
 def bootstrap(ratios: list[float], n: int = 2000) -> tuple[float, float]:
@@ -242,23 +254,40 @@ def bootstrap(ratios: list[float], n: int = 2000) -> tuple[float, float]:
     return meds[int(0.025 * n)], meds[int(0.975 * n)]
 
 
-def overhead(models: list[str], pairs: int, deadline: float, size: str, out: Path) -> dict:
+def overhead(
+    models: list[str], pairs: int, deadline: float, size: str, out: Path, side: int = 1,
+    device: str = "cuda",
+) -> dict:  # fmt: skip
+    """`pairs` pairs per model, `side` pairs at once: each pair's bare and listening processes
+    start together (which one first alternates), so both see the same machine and the same
+    neighbours; the compile workers are shared out evenly (TORCHINDUCTOR_COMPILE_THREADS)."""
     results: dict = {m: {"bare": [], "listen": [], "ratios": []} for m in models}
-    for i in range(pairs):
-        for name in models:
+    results["protocol"] = {"side_by_side_pairs": side, "size": size, "device": device,
+                           "compile_threads": max((os.cpu_count() or 2) // (2 * side), 1)}  # fmt: skip
+    threads = results["protocol"]["compile_threads"] if side > 1 else None
+    for name in models:
+        done = 0
+        while done < pairs:
             if time.monotonic() > deadline:
                 return results
-            arms = ["bare", "listen"] if i % 2 == 0 else ["listen", "bare"]  # alternate order
-            walls = {arm: one_run(name, arm, size) for arm in arms}
+            group = min(side, pairs - done)
+            with tempfile.TemporaryDirectory() as cache:
+                running = []
+                for j in range(group):
+                    arms = ["bare", "listen"] if (done + j) % 2 == 0 else ["listen", "bare"]
+                    running.append({arm: _child(name, arm, size, f"{cache}/{j}{arm}", threads, device) for arm in arms})  # fmt: skip
+                walls = [{arm: _wall(p) for arm, p in procs.items()} for procs in running]
             r = results[name]
-            r["bare"].append(walls["bare"])
-            r["listen"].append(walls["listen"])
-            r["ratios"].append(walls["listen"] / walls["bare"])
+            for w in walls:
+                r["bare"].append(w["bare"])
+                r["listen"].append(w["listen"])
+                r["ratios"].append(w["listen"] / w["bare"])
+            done += group
             r["median_ratio"] = statistics.median(r["ratios"])
             if len(r["ratios"]) >= 3:
                 r["interval95"] = bootstrap(r["ratios"])
             (out / "overhead.json").write_text(json.dumps(results, indent=1))
-            print(name, i, walls, flush=True)
+            print(name, done, walls, flush=True)
     return results
 
 
@@ -280,6 +309,8 @@ def main() -> int:
     parser.add_argument("--models", default="gpt2,llama,convnext")
     parser.add_argument("--overhead-models", default="gpt2,llama,convnext")
     parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--side", type=int, default=1, help="overhead pairs run at once")
+    parser.add_argument("--device", default="cuda", help="overhead runs on cuda or cpu")
     parser.add_argument("--deadline", type=float, default=540.0)
     parser.add_argument("--diagnose", default="", help="MODEL:arm,arm,...: one run per arm")
     parser.add_argument("--size", default="full", help="accuracy models: tiny, small or full")
@@ -292,7 +323,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     import torch
 
-    meta = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu", "date": time.strftime("%Y-%m-%d")}  # fmt: skip
+    meta = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu", "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count()}  # fmt: skip
     (out / "meta.json").write_text(json.dumps(meta))
     if args.accuracy:
         results = []
@@ -309,7 +340,15 @@ def main() -> int:
         name, _, arms = args.diagnose.partition(":")
         diagnose(name, arms.split(","), args.overhead_size, out)
     if args.overhead:
-        overhead(args.overhead_models.split(","), args.pairs, deadline, args.overhead_size, out)
+        overhead(
+            args.overhead_models.split(","),
+            args.pairs,
+            deadline,
+            args.overhead_size,
+            out,
+            args.side,
+            args.device,
+        )
     return 0
 
 

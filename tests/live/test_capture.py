@@ -68,6 +68,8 @@ def test_capture_holds_every_training_stage(mlp_capture):
     generated = [(o.role, k) for o in c.output_code for k in o.kernels if k.language != "extern"]
     assert {role for role, _ in generated} == {"forward", "backward"}
     assert all(k.fused_nodes for _, k in generated), [k.name for _, k in generated]
+    # and the user's lines it comes from (Inductor's kernel stack traces, provenance level 2).
+    assert all(k.source_lines for _, k in generated), [k.name for _, k in generated]
 
 
 def test_module_hooks_still_run_and_module_is_restored(mlp_capture):
@@ -113,8 +115,8 @@ def test_capturing_sees_the_users_own_compile_and_restores_state():
     with compilescope.capturing() as cap:
         torch.compile(lambda a: a.cos() + 1, backend="aot_eager")(torch.randn(4))
         inside = settings_state()
-        # graph caches off, one fresh cache folder for the capture, provenance, eager backward
-        assert inside[:3] == (False, False, False) and inside[-2:] == (1, True)
+        # graph caches off, one fresh cache folder for the capture, provenance (level 2), eager backward
+        assert inside[:3] == (False, False, False) and inside[-2:] == (2, True)
         assert inside[3] != before[1][3] and inside[4].startswith(inside[3])
     assert (trace_logger_state(), settings_state()) == before
     (c,) = cap

@@ -7,7 +7,7 @@ import os
 import time
 
 import pytest
-from compilescope.live.triton_ir import with_triton_ir
+from compilescope.live.triton_ir import files_written_since, with_triton_ir
 from compilescope.model.capture import Capture
 from compilescope.model.compile import Compile
 from compilescope.model.compile_id import CompileId
@@ -60,3 +60,25 @@ def test_ir_and_launch_of_this_capture_only(tmp_path, monkeypatch, layout):
     assert shown["ir"]["ttir"] == "module { new }" and shown["launch"]["num_warps"] == 4
     # A capture with no Triton kernels is returned as it was.
     assert with_triton_ir(Capture(), started) == Capture()
+
+
+def test_one_pass_finds_many_kernels_and_skips_folders_older_than_the_capture(
+    tmp_path, monkeypatch
+):
+    # Triton moves each finished file into its kernel folder, which dates the folder: a folder
+    # older than the capture is not read, even where a file in it claims to be newer.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    started = time.time() - 10
+    names = {f"triton_poi_fused_{i}" for i in range(60)}
+    for i, name in enumerate(sorted(names)):
+        folder = tmp_path / "tmpab12" / "triton" / "0" / f"h{i}"
+        folder.mkdir(parents=True)
+        (folder / f"{name}.ttir").write_text(f"module {{ {name} }}")
+    stale = tmp_path / "triton" / "0" / "stale"
+    stale.mkdir(parents=True)
+    (stale / "triton_poi_fused_0.ptx").write_text("// stale")
+    os.utime(stale, (started - 100, started - 100))
+    found = files_written_since([tmp_path], names, started)
+    assert set(found) == names
+    assert found["triton_poi_fused_7"]["ttir"].read_text() == "module { triton_poi_fused_7 }"
+    assert "ptx" not in found["triton_poi_fused_0"]

@@ -22,7 +22,12 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 #   several graphs of one capture share were built again for each; `capture_settings` gives the
 #   whole capture one fresh folder instead (new files, so Triton's IR is found by file times).
 # - trace.provenance_tracking_level (torch >= 2.8; a bool `trace.provenance_tracking` before):
-#   makes Inductor log kernel -> node -> source-line maps.
+#   makes Inductor log kernel -> node -> source-line maps. Level 2 ("basic", torch/_inductor/
+#   config.py) logs the kernel -> post-grad node and kernel -> stack-trace maps that we read,
+#   as level 1 does (torch/_inductor/debug.py, set_kernel_post_grad_provenance_tracing runs
+#   for any level but 0). Level 1 also records every node's origin chain through each pass
+#   (fx/traceback.py NodeSource, only `== 1`) and make_fx stack traces: work that grows with
+#   the graph, for maps we never read (RESULTS.md, the cost of listening).
 # - force_non_lazy_backward_lowering: Inductor compiles the backward lazily, at the first
 #   backward call, outside the forward's provenance tracking (torch/_inductor/debug.py,
 #   dump_inductor_provenance_info needs _pre_grad_graph_id, which reset_provenance_globals
@@ -33,7 +38,7 @@ _CAPTURE_SETTINGS = (
     ("torch._inductor.config", "fx_graph_remote_cache", False),
     ("torch._functorch.config", "enable_autograd_cache", False),
     ("torch._functorch.config", "enable_remote_autograd_cache", False),
-    ("torch._inductor.config", "trace.provenance_tracking_level", 1),
+    ("torch._inductor.config", "trace.provenance_tracking_level", 2),
     ("torch._functorch.config", "force_non_lazy_backward_lowering", True),
 )
 

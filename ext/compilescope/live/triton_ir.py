@@ -14,11 +14,13 @@ IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
 LAUNCH_KEYS = ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg")
 
 
-# Where a kernel's files sit below a root. Inductor points Triton at its own cache
-# (`<inductor cache>/triton/<device>/<hash>/`); a capture gives itself a fresh folder below it
-# (`<inductor cache>/tmpXXXX/triton/<hash>/`, as force_disable_caches does per compile; seen on
-# torch 2.11 with Triton 3.6); plain Triton uses `<TRITON_CACHE_DIR>/<hash>/`.
-_LAYOUTS = ("*/{}", "triton/*/{}", "triton/*/*/{}", "tmp*/triton/*/{}", "tmp*/triton/*/*/{}")
+# The folders between a root and Triton's per-kernel folders (`<hash>/<name>.ttir`). Inductor
+# points Triton at its own cache (`<inductor cache>/triton/<device>/<hash>/`); a capture gives
+# itself a fresh folder below it (`<inductor cache>/tmpXXXX/triton/<hash>/`, as
+# force_disable_caches does per compile; seen on torch 2.11 with Triton 3.6); plain Triton uses
+# `<TRITON_CACHE_DIR>/<hash>/`.
+_LAYOUTS = ((), ("triton",), ("triton", "*"), ("tmp*", "triton"), ("tmp*", "triton", "*"))
+_WANTED = frozenset((*IR_STAGES, "json"))
 
 
 def cache_roots() -> list[Path]:
@@ -36,10 +38,64 @@ def cache_roots() -> list[Path]:
     return [r for r in dict.fromkeys(roots) if r.is_dir()]
 
 
-def _candidates(root: Path, names: set[str]):
-    for layout in _LAYOUTS:
-        for name in names:
-            yield from root.glob(layout.format(name + ".*"))
+def _folders(root: Path, layout: tuple[str, ...]) -> list[Path]:
+    """The folders that `layout` names below `root` (`*` and `tmp*` as in a glob)."""
+    folders = [root]
+    for part in layout:
+        below = []
+        for folder in folders:
+            if "*" not in part:
+                below += [folder / part] if (folder / part).is_dir() else []
+                continue
+            prefix = part.rstrip("*")
+            try:
+                below += [
+                    Path(e.path)
+                    for e in os.scandir(folder)
+                    if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False)
+                ]
+            except OSError:
+                continue
+        folders = below
+    return folders
+
+
+def files_written_since(
+    roots: list[Path], names: set[str], since: float
+) -> dict[str, dict[str, Path]]:
+    """Kernel name -> IR stage -> its newest file written at or after `since`, below `roots`.
+
+    One pass over the folders, whatever the number of kernels: a search per kernel name read
+    every kernel folder once per kernel, seconds for a model with a few hundred kernels. A
+    kernel folder older than `since` is skipped unread: Triton moves each finished file into
+    it (os.replace in triton/runtime/cache.py), which dates the folder.
+    """
+    found: dict[str, dict[str, tuple[float, Path]]] = {}
+    for root in roots:
+        for layout in _LAYOUTS:
+            for parent in _folders(root, layout):
+                try:
+                    kernel_folders = [
+                        e for e in os.scandir(parent) if e.is_dir(follow_symlinks=False)
+                    ]
+                except OSError:
+                    continue
+                for folder in kernel_folders:
+                    try:
+                        if folder.stat().st_mtime < since:
+                            continue
+                        entries = list(os.scandir(folder.path))
+                    except OSError:
+                        continue
+                    for entry in entries:
+                        stem, dot, suffix = entry.name.rpartition(".")
+                        if not dot or stem not in names or suffix not in _WANTED:
+                            continue
+                        mtime = entry.stat().st_mtime
+                        best = found.setdefault(stem, {}).get(suffix)
+                        if mtime >= since and (best is None or best[0] < mtime):
+                            found[stem][suffix] = (mtime, Path(entry.path))
+    return {name: {s: path for s, (_, path) in stages.items()} for name, stages in found.items()}
 
 
 def with_triton_ir(capture: Capture, since: float) -> Capture:
@@ -51,18 +107,7 @@ def with_triton_ir(capture: Capture, since: float) -> Capture:
     names = {k.name for c in capture for k in c.kernels if k.language == "triton"}
     if not names:
         return capture
-    found: dict[str, dict[str, Path]] = {}
-    for root in cache_roots():
-        for path in _candidates(root, names):
-            stem, suffix = path.stem, path.suffix.lstrip(".")
-            if stem not in names or suffix not in (*IR_STAGES, "json"):
-                continue
-            mtime = path.stat().st_mtime
-            if mtime < since:
-                continue
-            best = found.setdefault(stem, {}).get(suffix)
-            if best is None or best.stat().st_mtime < mtime:
-                found[stem][suffix] = path
+    found = files_written_since(cache_roots(), names, since)
     if not found:
         return capture
     compiles = []

@@ -121,7 +121,7 @@ def _json(text: str | None) -> object:
 
 
 def with_provenance(code: OutputCode, node_mappings: object, stack_traces: object) -> OutputCode:
-    """Attach Inductor's provenance (provenance_tracking_level=1) to the kernels it names."""
+    """Attach Inductor's provenance (trace.provenance_tracking_level 1 or 2) to the kernels it names."""
     fused: dict[str, list[str]] = {}
     if isinstance(node_mappings, dict):
         for key in ("cppCodeToPost", "tritonCodeToPost", "kernelToPost"):
