@@ -276,7 +276,12 @@ def overhead(
                 for j in range(group):
                     arms = ["bare", "listen"] if (done + j) % 2 == 0 else ["listen", "bare"]
                     running.append({arm: _child(name, arm, size, f"{cache}/{j}{arm}", threads, device) for arm in arms})  # fmt: skip
-                walls = [{arm: _wall(p) for arm, p in procs.items()} for procs in running]
+                try:
+                    walls = [{arm: _wall(p) for arm, p in procs.items()} for procs in running]
+                except Exception as error:  # keep what was measured; say what failed
+                    results.setdefault("errors", []).append(f"{name}: {error}"[-3000:])
+                    (out / "overhead.json").write_text(json.dumps(results, indent=1))
+                    break
             r = results[name]
             for w in walls:
                 r["bare"].append(w["bare"])

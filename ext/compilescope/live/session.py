@@ -89,6 +89,7 @@ class CaptureSession:
             self.joint_paths[compile_id] = torch_bridge.graph_module_paths(graph)
 
     def _hear_post_grad(self, graph: object) -> None:
+        torch_bridge.lazy_backward_provenance_starts()
         compile_id = torch_bridge.current_compile_id()
         if compile_id is not None:
             paths = torch_bridge.graph_module_paths(graph)
@@ -111,6 +112,7 @@ class CaptureSession:
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
                 torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
+                torch_bridge.lazy_backward_provenance(),
                 recording_partitions(self.joints),
                 torch_words.listening() as said,  # torch's warnings: for the view, not stderr
                 hearing_autotune() as self._autotune,

@@ -28,18 +28,17 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 #   for any level but 0). Level 1 also records every node's origin chain through each pass
 #   (fx/traceback.py NodeSource, only `== 1`) and make_fx stack traces: work that grows with
 #   the graph, for maps we never read (RESULTS.md, the cost of listening).
-# - force_non_lazy_backward_lowering: Inductor compiles the backward lazily, at the first
-#   backward call, outside the forward's provenance tracking (torch/_inductor/debug.py,
-#   dump_inductor_provenance_info needs _pre_grad_graph_id, which reset_provenance_globals
-#   has cleared by then), so backward kernels get no node map. Lowered with the forward they
-#   do; the code is the same, only when the backward compiles changes.
+# Not force_non_lazy_backward_lowering: lowering the backward with the forward, before any
+# real saved tensor exists, lowered ConvNeXt's backward on an H100 with other work than torch
+# does by default (same nodes, heavier indexing: RESULTS.md, the cost of listening). The
+# backward is lowered lazily, as without compilescope; `lazy_backward_provenance` gets its
+# kernels their node maps.
 _CAPTURE_SETTINGS = (
     ("torch._inductor.config", "fx_graph_cache", False),
     ("torch._inductor.config", "fx_graph_remote_cache", False),
     ("torch._functorch.config", "enable_autograd_cache", False),
     ("torch._functorch.config", "enable_remote_autograd_cache", False),
     ("torch._inductor.config", "trace.provenance_tracking_level", 2),
-    ("torch._functorch.config", "force_non_lazy_backward_lowering", True),
 )
 
 
@@ -130,6 +129,56 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
     finally:
         for owner, leaf, value in reversed(saved):
             setattr(owner, leaf, value)
+
+
+# Marks the provenance maps as ours, between lazily lowered backwards (see below).
+_LAZY_BACKWARD = -2
+
+
+def lazy_backward_provenance_starts() -> None:
+    """Called as each graph is lowered (a post-grad pass): a backward lowered lazily, at its
+    first call (torch/_functorch/_aot_autograd/graph_compile.py, Note [Backward graph lazy
+    lowering]), is lowered outside compile_fx's reset_provenance_globals, where Inductor
+    records kernel -> node maps but logs none (torch/_inductor/debug.py,
+    dump_inductor_provenance_info needs _pre_grad_graph_id, None there). Mark the maps and
+    start them afresh, so that this graph's kernels, and only its, are logged. Inside
+    compile_fx (a forward, or a backward lowered with it) torch's own values stand."""
+    try:
+        import torch._inductor.debug as debug
+    except ImportError:  # pragma: no cover - torch API drift: backward kernels lose node maps
+        return
+    if getattr(debug, "_pre_grad_graph_id", -1) not in (None, _LAZY_BACKWARD):
+        return
+    debug._pre_grad_graph_id = _LAZY_BACKWARD
+    for name in (
+        "_inductor_post_to_pre_grad_nodes",
+        "_inductor_triton_kernel_to_post_grad_node_info",
+        "_inductor_kernel_stack_trace",
+    ):
+        if isinstance(getattr(debug, name, None), dict):
+            setattr(debug, name, {})
+
+
+@contextlib.contextmanager
+def lazy_backward_provenance() -> Iterator[None]:
+    """Inductor's provenance globals as they were before the capture, afterwards."""
+    names = (
+        "_pre_grad_graph_id",
+        "_inductor_post_to_pre_grad_nodes",
+        "_inductor_triton_kernel_to_post_grad_node_info",
+        "_inductor_kernel_stack_trace",
+    )
+    try:
+        import torch._inductor.debug as debug
+    except ImportError:  # pragma: no cover - torch API drift
+        yield
+        return
+    saved = {name: getattr(debug, name) for name in names if hasattr(debug, name)}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(debug, name, value)
 
 
 def _fresh_cache() -> contextlib.AbstractContextManager:
