@@ -228,3 +228,25 @@ def test_a_torch_module_is_named_by_the_users_line_not_by_capture():
     cap = compilescope.capture(layer, torch.randn(2, 4, 16), backend="aot_eager", timings=False)
     label = cap.compiles[0].frame.label(cap.cells)
     assert "test_capture.py" in label and "session.py" not in label, label
+
+
+def test_lazily_lowered_backwards_name_their_own_nodes_only():
+    # Two graphs (a graph break), both backwards lowered lazily at the first backward: each
+    # backward kernel names nodes of its own backward graph, none of the other compile's.
+    torch.manual_seed(0)
+    first, second = torch.nn.Linear(8, 8), torch.nn.Linear(8, 4)
+
+    def step(x):
+        h = torch.nn.functional.gelu(first(x)) * 2
+        torch._dynamo.graph_break()
+        return torch.tanh(second(h)).sum()
+
+    cap = compilescope.capture(step, torch.randn(4, 8), timings=False)
+    backwards = [c for c in cap if any(o.role == "backward" for o in c.output_code)]
+    assert len(backwards) == 2
+    for c in backwards:
+        names = {n.name for n in c.graphs["inductor_post_grad_graph"][-1].nodes}
+        kernels = [k for o in c.output_code if o.role == "backward" for k in o.kernels]
+        generated = [k for k in kernels if k.language != "extern"]
+        assert generated and all(k.fused_nodes for k in generated), c.id
+        assert all(set(k.fused_nodes) <= names for k in kernels), c.id
