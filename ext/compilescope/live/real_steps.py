@@ -6,8 +6,9 @@ nothing autotuned), the next `steps` steps are timed as they are (a stopwatch: C
 GPU); the `steps` after them with every compiled kernel wrapped (a clock around each call on a
 CPU; profiler ranges on a GPU, where the profiler also sees every other kernel), for the split.
 Then, if asked, one step and `eager_steps` more run with torch.compile's stance set to
-"force_eager" (the same code, not compiled; the first is eager's warm-up, untimed). Nothing here may break the
-user's step: any error ends the window with a note.
+"force_eager" (the same code, not compiled; the first is eager's warm-up, untimed), unless an
+eager step may not fit in the device's memory. Nothing here may break the user's step: any
+error ends the window with a note.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import torch
 
+from ..common import human_bytes
 from ..model.kernel import OutputCode
 from ..model.timing import GraphShare, KernelTiming, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
@@ -27,6 +29,32 @@ from .profiler_times import LABEL, device_totals, kernel_times_from_kineto
 from .session import CaptureSession
 
 _SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
+
+# How many times the compiled step's own memory an eager step may need: eager keeps the
+# intermediates that fusion removed. Issue 24 saw 3.0x (a step peaking 1.33 GiB compiled,
+# 4.01 GiB eager, on an H100); an eager step that runs out of memory would raise in the user's
+# own loop, so the eager window runs only where this much is free.
+EAGER_MEMORY_FACTOR = 3.0
+
+
+def eager_memory_verdict(
+    between_steps: int, peak: int, available: int, factor: float = EAGER_MEMORY_FACTOR
+) -> str | None:
+    """Why the eager steps should not run, or None when they may.
+
+    `between_steps`: bytes allocated at a step boundary (weights, gradients, optimizer state);
+    `peak`: the most allocated so far; `available`: what the device and the allocator's cache
+    still hold free. The compiled step needed at most `peak - between_steps` on top.
+    """
+    step = max(peak - between_steps, 0)
+    need = factor * step
+    if need <= available:
+        return None
+    return (
+        f"eager steps skipped: the compiled step needs up to {human_bytes(step)} above the "
+        f"{human_bytes(between_steps)} held between steps, an eager one may need "
+        f"{factor:g}x that ({human_bytes(need)}), and {human_bytes(available)} are free"
+    )
 
 
 class RealStepTimer:
@@ -211,10 +239,25 @@ class RealStepTimer:
             "kernels": tuple(kernels),
         }
         self._publish()
-        if self.eager_steps > 0:
+        reading = self._memory_reading() if self.eager_steps > 0 else None
+        too_big = eager_memory_verdict(*reading) if reading else None
+        if too_big:
+            self.notes.append(too_big)
+            self._publish()
+        if self.eager_steps > 0 and not too_big:
             self._enter_eager()
         else:
             self.state = "done"
+
+    def _memory_reading(self) -> tuple[int, int, int] | None:
+        """(allocated now, at a step boundary; the peak so far; free on the device and in the
+        allocator's cache), on a GPU; None on a CPU, where nothing is guarded."""
+        if not self._gpu:
+            return None
+        free, _total = torch.cuda.mem_get_info()
+        allocated = torch.cuda.memory_allocated()
+        cached = torch.cuda.memory_reserved() - allocated
+        return allocated, torch.cuda.max_memory_allocated(), free + cached
 
     def _kernel_figures(self, prof: Any, steps: int) -> tuple[list[KernelTiming], list[GraphShare]]:
         logs = self._logs()
@@ -295,7 +338,10 @@ class RealStepTimer:
                 self.notes.append("the code ended before the eager steps ran")
         elif self.state in ("settling", "wall", "split") and self.result is None:
             self.notes.append(
-                "the code ended before a window of real steps ran"
+                f"the code ended after {self._boundaries} optimizer step"
+                f"{'' if self._boundaries == 1 else 's'}, before a window of "
+                f"real steps ran: it needs {self.settle} steps in a row with nothing compiling, "
+                f"then {self.steps} timed and {self.steps} more for the split"
                 if self._heard >= 0
                 else "no optimizer.step() ran: real steps are counted from one to the next"
             )
@@ -315,7 +361,8 @@ def timing_real_steps(
     session: CaptureSession, steps: int, eager_steps: int = 5
 ) -> Iterator[RealStepTimer | None]:
     """Inside, the user's steps are followed (steps=0: not at all); on the way out the session
-    gets `real_steps` (None when no window ran: a loop without optimizer steps, or too short)."""
+    gets `real_steps`, or, when no window ran (a loop without optimizer steps, or too short),
+    `real_steps_note` saying why."""
     if steps <= 0:
         yield None
         return
@@ -333,6 +380,14 @@ def timing_real_steps(
     finally:
         handle.remove()
         session.real_steps = timer.finish()
+        if session.real_steps is None:
+            session.real_steps_note = "; ".join(timer.notes)
 
 
-__all__ = ["LABEL", "RealStepTimer", "timing_real_steps"]
+__all__ = [
+    "EAGER_MEMORY_FACTOR",
+    "LABEL",
+    "RealStepTimer",
+    "eager_memory_verdict",
+    "timing_real_steps",
+]

@@ -52,6 +52,7 @@ class CaptureSession:
         self.held = HeldRecorder()  # what each compiled forward saves (live/held_memory.py)
         # The user's own steps, timed while the block ran (live/real_steps.py).
         self.real_steps: RealSteps | None = None
+        self.real_steps_note = ""  # why no window of them was timed, when none was
         self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0
@@ -129,8 +130,9 @@ class CaptureSession:
                         repeats = None if self.timings is True else int(self.timings)
                         timings = measure(self.recorded, self.result, repeats=repeats)
                         self.result = replace(self.result, timings=timings)
-                    if self.real_steps is not None:
-                        self.result = with_real_steps(self.result, self.real_steps)
+                    self.result = with_real_steps(
+                        self.result, self.real_steps, self.real_steps_note
+                    )
                     if said.items:
                         self.result = replace(self.result, messages=said.messages())
                     self.recorded = {}
@@ -186,9 +188,11 @@ class CaptureSession:
         return sources, cells
 
 
-def with_real_steps(capture: Capture, real: RealSteps | None) -> Capture:
-    """The capture with its real-step timings (on the synthetic ones, where those were made)."""
-    if real is None:
+def with_real_steps(capture: Capture, real: RealSteps | None, note: str = "") -> Capture:
+    """The capture with its real-step timings (on the synthetic ones, where those were made),
+    or with why none were taken."""
+    if real is None and not note:
         return capture
-    timings = capture.timings or Timings(device=real.device)
-    return replace(capture, timings=replace(timings, real_steps=real))
+    device = real.device if real is not None else torch_bridge.default_device()
+    timings = capture.timings or Timings(device=device)
+    return replace(capture, timings=replace(timings, real_steps=real, real_steps_note=note))

@@ -46,6 +46,11 @@ def torch_version() -> str:
     return str(torch.__version__)
 
 
+def default_device() -> str:
+    """ "cuda" where the user's code has used a GPU, else "cpu"."""
+    return "cuda" if torch.cuda.is_available() and torch.cuda.is_initialized() else "cpu"
+
+
 def interned_strings() -> dict[int, str]:
     """The file-name table torch already interned: live events refer to it by number.
 

@@ -116,6 +116,8 @@ def summarize(capture: Capture) -> str:
     real = capture.timings.real_steps if capture.timings is not None else None
     if real is not None:
         lines += real_steps_lines(real)
+    elif capture.timings is not None and capture.timings.real_steps_note:
+        lines.append(f"real steps: not timed ({capture.timings.real_steps_note})")
     if capture.skipped:
         total = sum(s.count for s in capture.skipped)
         reasons = "; ".join(f"{s.count} {s.reason}" for s in capture.skipped)

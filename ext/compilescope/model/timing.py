@@ -152,6 +152,9 @@ class Timings:
     peak_flops: float | None = None
     # The user's own steps, timed as they ran (capturing() and cells that run several steps).
     real_steps: RealSteps | None = None
+    # Why no window of the user's steps was timed, where they were followed (no optimizer
+    # step, a loop too short, a failure while timing); "" when a window ran or none was asked.
+    real_steps_note: str = ""
 
     def kernels_of(self, compile_id: str, role: str | None = None) -> tuple[KernelTiming, ...]:
         """The kernel times of one compile id; of one output module's role when given."""

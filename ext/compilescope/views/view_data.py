@@ -349,6 +349,7 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
         "cells": cells,
         "timing_device": capture.timings.device if capture.timings else None,
         "real_steps": real_steps_data(capture.timings.real_steps if capture.timings else None),
+        "real_steps_note": capture.timings.real_steps_note if capture.timings else "",
         "messages": [
             {
                 "text": m.message,

@@ -1468,7 +1468,7 @@ function renderRepro(ctx, pane) {
 }
 
 // ext/compilescope/static/timings.js
-function realSteps(r) {
+function realSteps(r, synthetic) {
   const box = el("div", { class: "cs-real-steps", "data-real-steps": "" });
   box.appendChild(el("h4", {}, `Your steps as they ran (${r.device}; median of ${r.compiled.n})`));
   const eager = r.eager ? `; eager ${formatSpread(r.eager)}${r.speedup ? ` (compiled is ${r.speedup.toFixed(2)}x)` : ""}` : "";
@@ -1493,20 +1493,22 @@ function realSteps(r) {
     if (r.busy_s !== null && r.busy_s !== void 0) box.appendChild(el("div", { class: "cs-muted" }, `device busy ${formatMs(r.busy_s)} per step`));
   }
   if (r.note) box.appendChild(el("div", { class: "cs-muted" }, r.note));
-  box.appendChild(el("div", { class: "cs-muted" }, "A step runs from one optimizer.step() to the next. The figures below are each graph re-run alone (synthetic), for eager-vs-compiled per graph."));
+  box.appendChild(el("div", { class: "cs-muted" }, `A step runs from one optimizer.step() to the next.${synthetic ? SYNTHETIC : ""}`));
   return box;
 }
+var SYNTHETIC = " The per-graph figures below are each graph re-run alone (synthetic), for eager-vs-compiled per graph.";
 function renderTimings(p, data, openKernel) {
-  if (data.real_steps) p.appendChild(realSteps(data.real_steps));
+  const measured = data.compiles.filter((c) => c.timing);
+  if (data.real_steps) p.appendChild(realSteps(data.real_steps, measured.length > 0));
+  else if (data.real_steps_note) p.appendChild(el("p", { class: "cs-muted", "data-real-steps-note": "" }, `Your steps as they ran: not timed (${data.real_steps_note}).${measured.length ? SYNTHETIC : ""}`));
   for (const key of ["timings", "roofline", "memory"]) {
     if (!data.charts || !data.charts[key]) continue;
     const holder = el("div", { class: "cs-chart", "data-chart": key });
     holder.innerHTML = data.charts[key];
     p.appendChild(holder);
   }
-  const measured = data.compiles.filter((c) => c.timing);
   const why = data.source === "live" ? "timings were turned off: --no-time, or capture(..., timings=False)" : "a log holds none; times come from a live capture: %%compile_fx, capture()";
-  if (!measured.length && !data.real_steps) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
+  if (!measured.length && !data.real_steps && !data.real_steps_note) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
   for (const c of measured) {
     const t = c.timing;
     p.appendChild(el("div", {}, `${c.id} forward: eager ${formatSpread(t.eager)}; compiled ${formatSpread(t.compiled)}${t.speedup ? `; ${t.speedup.toFixed(2)}x` : ""}`));
