@@ -246,3 +246,24 @@ def test_diff_tab_shows_nodes_and_kernel_sources_verbatim(page, loaded, tmp_path
     assert kernel.locator(".cs-diff-removed").count() > 3
     assert page.locator("img").count() == 0
     assert page.dialogs == [] and page.errors == []
+
+
+def test_the_compile_tables_frame_stays_on_one_line_in_a_narrow_output(page, loaded, tmp_path):
+    # A frame in a notebook cell reads "cell [12]": a narrow output must not break it in two.
+    capture = loaded("gpt2")
+    compiles = tuple(
+        dataclasses.replace(c, frame=dataclasses.replace(c.frame, cell=12)) for c in capture
+    )
+    path = compilescope.to_html(
+        dataclasses.replace(capture, compiles=compiles), tmp_path / "n.html"
+    )
+    page.set_viewport_size({"width": 480, "height": 900})
+    page.goto(f"file://{path}")
+    page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
+    frame = page.locator("td:text-is('cell [12]')").first
+    lines = frame.evaluate(
+        "td => { const r = document.createRange(); r.selectNodeContents(td);"
+        " return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }"
+    )
+    assert lines == 1
+    assert page.errors == []

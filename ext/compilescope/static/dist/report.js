@@ -1379,11 +1379,11 @@ function compileTable(ctx) {
       ctx.setCompile(ci);
       ctx.showTab("graphs");
     };
-    const td = el("td");
+    const td = el("td", { class: "cs-nowrap" });
     td.appendChild(idButton);
     tr.appendChild(td);
     const f = c.frame;
-    tr.appendChild(el("td", {}, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
+    tr.appendChild(el("td", { class: "cs-nowrap" }, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
     tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", {}, c.kernels.length || ""));
     tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
