@@ -97,3 +97,26 @@ def test_bad_repartition_arguments(args, error):
     with pytest.raises(error):
         check_repartition_args(*args)
     assert check_repartition_args("min_cut", 1) == 1.0
+
+
+def test_symbolic_activation_sizes_read_as_symbolic_not_zero():
+    from compilescope.model.graph import TensorMeta
+    from compilescope.model.partition import Partition, SavedTensor
+
+    fixed = TensorMeta("f32", ("4", "8"), ("8", "1"), "cpu")  # 128 bytes
+    symbolic = TensorMeta("f32", ("s0", "8"), ("8", "1"), "cpu")
+    only_symbolic = Partition(saved=(SavedTensor("a", symbolic, kind="activation"),))
+    assert only_symbolic.activation_bytes == 0
+    assert only_symbolic.symbolic_activations == ("a",)
+    assert only_symbolic.activation_text() == "1 activation of symbolic size"
+    mixed = Partition(
+        saved=(
+            SavedTensor("a", symbolic, kind="activation"),
+            SavedTensor("b", fixed, kind="activation"),
+            SavedTensor("x", symbolic, kind="input"),  # alive anyway: not an activation
+        )
+    )
+    assert mixed.activation_text() == "128 B + 1 of symbolic size"
+    assert (
+        Partition(saved=(SavedTensor("b", fixed, kind="activation"),)).activation_text() == "128 B"
+    )

@@ -150,8 +150,8 @@ def memory_findings(capture: Capture, least_saving: float = 0.10) -> list[Findin
         if sum(r.partitioner == "min_cut" for r in c.repartition_results) < 2:
             continue
         sweep = c.sweep()
-        if sweep is None or sweep.captured is None:
-            continue
+        if sweep is None or sweep.captured is None or sweep.captured.symbolic_activations:
+            continue  # symbolic sizes: the bytes a budget would save are not known
         now = sweep.captured.activation_bytes
         # (budget, re-partition) where a budget was set: no budget (None) is not a setting.
         points = [(r.memory_budget, r) for r in sweep.min_cut if r.memory_budget is not None]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..common import human_bytes
 from .graph import Graph, Node, TensorMeta
 
 # ATen operators whose output shares its first input's memory (torch's view ops, plus the
@@ -75,13 +76,34 @@ class Partition:
     def activation_bytes(self) -> int:
         """The real activation memory: the memory of saved tensors that the forward computed,
         each owner counted once however many views of it are saved. Inputs, parameters and
-        views of them cost nothing extra (they are alive anyway). Symbolic sizes count as 0."""
+        views of them cost nothing extra (they are alive anyway). Symbolic sizes count as 0:
+        `symbolic_activations` names them, and `activation_text` says so."""
         owners: dict[str, int] = {}
         for s in self.saved:
             if s.kind == "activation":
                 meta = s.owner_tensor or s.tensor
                 owners[s.owner or s.name] = (meta.nbytes or 0) if meta else 0
         return sum(owners.values())
+
+    @property
+    def symbolic_activations(self) -> tuple[str, ...]:
+        """The activations (by owner) whose size is symbolic: not counted in activation_bytes."""
+        owners: dict[str, None] = {}
+        for s in self.saved:
+            meta = s.owner_tensor or s.tensor
+            if s.kind == "activation" and (meta is None or meta.nbytes is None):
+                owners[s.owner or s.name] = None
+        return tuple(owners)
+
+    def activation_text(self) -> str:
+        """The activation memory for people: "1.5 MiB", "1.5 MiB + 2 of symbolic size", or
+        "2 activations of symbolic size" (never "0 B" for tensors whose size is a symbol)."""
+        symbolic = len(self.symbolic_activations)
+        if not symbolic:
+            return human_bytes(self.activation_bytes)
+        if not self.activation_bytes:
+            return f"{symbolic} activation{'s' if symbolic != 1 else ''} of symbolic size"
+        return f"{human_bytes(self.activation_bytes)} + {symbolic} of symbolic size"
 
     @property
     def recomputed_ops(self) -> int:

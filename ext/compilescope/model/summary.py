@@ -33,7 +33,7 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
             f", held {human_bytes(c.held.activation_bytes)}" if c.held and c.held.measured else ""
         )
         bits.append(
-            f"activations {human_bytes(partition.activation_bytes)}{held}"
+            f"activations {partition.activation_text()}{held}"
             f" (saved {len(partition.saved)}, {human_bytes(partition.saved_bytes)})"
         )
     if c.compile_time_s is not None:

@@ -29,7 +29,7 @@ def headline(p: Partition) -> str:
     """One line: the activation memory first (the figure that costs), then what else is saved."""
     inputs = sum(1 for s in p.saved if s.kind == "input")
     text = (
-        f"activation memory {human_bytes(p.activation_bytes)}: {len(p.saved)} tensors saved for "
+        f"activation memory {p.activation_text()}: {len(p.saved)} tensors saved for "
         f"backward ({human_bytes(p.saved_bytes)}, of which {inputs} are inputs, parameters or "
         "views of them, alive anyway)"
     )
@@ -153,6 +153,6 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
             body += f"<p>budget sweep: not available: {escape(c.lab_reason)}</p>"
         parts.append(
             f"<details><summary>{escape(str(c.id))} partition: "
-            f"{escape(human_bytes(p.activation_bytes))} of activations</summary>{body}</details>"
+            f"{escape(p.activation_text())} of activations</summary>{body}</details>"
         )
     return "<div class='cs-partitions'>" + "".join(parts) + "</div>" if parts else ""

@@ -297,7 +297,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "saved": saved,
         "saved_bytes": partition.saved_bytes if partition else None,
         "saved_text": human_bytes(partition.saved_bytes) if partition and partition.saved else "",
-        "activation_text": human_bytes(partition.activation_bytes) if partition else "",
+        "activation_text": partition.activation_text() if partition else "",
         "partition": partition_data(c),
         "guards": c.guards,
         "symbols": [
