@@ -286,3 +286,21 @@ def test_print_of_what_torch_cannot_reorder_gets_no_reorder_fix():
         settings = [s for f in fixes for s in f.settings]
         assert any(s.target.endswith("reorderable_logging_functions") for s in settings) is offered
         assert any(f.kind == "code" and "Avoid calling builtin" in f.change for f in fixes)
+
+
+def test_a_numpy_function_torch_cannot_trace_gets_a_code_fix():
+    # GB0294's only hint asks for a bug report; the change a user can make is ours to say.
+    from compilescope.model.finding import TorchText
+    from compilescope.model.torch_hints import hint_fixes
+
+    text = TorchText(
+        gb_id="GB0294",
+        gb_type="attempted to trace numpy function unsupported by PyTorch",
+        hints=("It may be possible to write Dynamo tracing rules for this code. Please report an "
+               "issue to PyTorch if you encounter this graph break often.",),
+        context="numpy function: <function polyval at 0x7f>, args: [], kwargs: {} "
+        "(corresponding torch function: None)",
+    )  # fmt: skip
+    (fix,) = hint_fixes((text,), None)
+    assert fix.kind == "code" and fix.source == "compilescope"
+    assert "no np.polyval" in fix.change and "outside the compiled function" in fix.change

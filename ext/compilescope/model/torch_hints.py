@@ -122,6 +122,12 @@ def hint_fixes(
                 )
             elif not _NOT_ADVICE.search(hint) and not _SET.search(hint) and not _ADD.search(hint):
                 changes.append(Fix("code", hint, change=hint, where=at or where, source=source))
+        if not settings and not changes:
+            ours = _our_change(text)
+            if ours:
+                changes.append(
+                    Fix("code", ours, change=ours, where=at or where, source="compilescope")
+                )
     seen, fixes = set(), []
     for fix in settings + changes:
         if (fix.title, fix.python()) not in seen:  # settings hold dicts: not hashable
@@ -187,4 +193,19 @@ def module_of(path: str) -> str:
                 parts.pop()
             if parts and all(p.isidentifier() for p in parts):
                 return ".".join(parts)
+    return ""
+
+
+# Breaks whose hints advise no change (a bug report, a tracing rule): the change a user can make.
+_NUMPY_FUNCTION = re.compile(r"numpy function: <function (\w+)")
+
+
+def _our_change(text: TorchText) -> str:
+    if text.gb_type == "attempted to trace numpy function unsupported by PyTorch":
+        found = _NUMPY_FUNCTION.search(text.context)
+        name = f"np.{found.group(1)}" if found else "this numpy function"
+        return (
+            f"Dynamo runs numpy through torch._numpy, which has no {name}: write it with torch "
+            f"operations on tensors, or call {name} outside the compiled function"
+        )
     return ""
