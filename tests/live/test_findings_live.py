@@ -104,8 +104,13 @@ def test_recompile_limit_hit():
 
     with torch._dynamo.config.patch(recompile_limit=2):
         cap = captured(head, *[(torch.randn(b, 4),) for b in (2, 3, 4, 5)], dynamic=False)
-    f = only(findings(cap, load()), "recompile_limit")
+    found = findings(cap, load())
+    f = only(found, "recompile_limit")
     assert "hit the recompile limit (2)" in f.what and "size mismatch at index 0" in f.what
+    # One finding for one cause: the recompiles before the limit are counted in it (limit 2:
+    # the first compile and one recompile; the attempt that hit the limit compiled nothing).
+    assert not [g for g in found if g.kind == "recompile"]
+    assert f.counts.recompiles == 1 and len(f.compile_ids) >= 2
     assert f.torch.gb_id == "GB0039"
     assert settings_of(f.fixes[0]) == [("x", "mark_dynamic", 0)]
     assert ("torch._dynamo.config.recompile_limit", "set", 8) in settings_of(f.fixes[-1])

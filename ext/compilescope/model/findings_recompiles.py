@@ -35,10 +35,12 @@ def guard_of(reason: str) -> str:
 
 
 def recompile_findings(capture: Capture) -> list[Finding]:
-    """One finding per frame and failed guard, counting the recompiles it made."""
+    """One finding per frame and failed guard, counting the recompiles it made (a frame that
+    hit the recompile limit has them in its limit finding instead: one cause, one finding)."""
+    limited = {frame_key(c) for c in capture if _limit_hit(c)}
     groups: dict[tuple[FrameKey, str], list[tuple[Compile, str]]] = defaultdict(list)
     for c in capture:
-        if c.recompile_reasons and not _limit_hit(c):
+        if c.recompile_reasons and not _limit_hit(c) and frame_key(c) not in limited:
             # A compile lists one reason per cache entry it missed; the first names it.
             groups[(frame_key(c), guard_of(c.recompile_reasons[0]))].append(
                 (c, c.recompile_reasons[0])
@@ -127,7 +129,11 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 Fix("setting", raised.python(), (raised,), source="torch's hint for GB0039",
                     tradeoff="more compiles of the same code, each with its own compile time"),
             )  # fmt: skip
-        recompiles = sum(1 for c in capture if frame_key(c) == key and c.recompile_reasons)
+        # The compiles that made a graph after the first; the attempt that hit the limit
+        # compiled nothing, so it is no recompile.
+        recompiles = [
+            c for c in capture if frame_key(c) == key and c.recompile_reasons and not _limit_hit(c)
+        ]
         found.append(
             Finding(
                 kind="recompile_limit",
@@ -138,9 +144,13 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 key=f"recompile_limit:{frame.function}@{frame.file}:{frame.line}",
                 user=user,
                 at=at,
-                compile_ids=tuple(str(c.id) for c in hits),
-                counts=Counts(recompiles=recompiles, frames=1, eager_frames=1),
-                cost=Cost(note="calls past the limit run uncompiled"),
+                compile_ids=tuple(str(c.id) for c in [*recompiles, *hits]),
+                counts=Counts(recompiles=len(recompiles), frames=1, eager_frames=1),
+                cost=Cost(
+                    compile_s=sum(compile_seconds(c) for c in recompiles) or None,
+                    note="calls past the limit run uncompiled; compile time of the recompiles "
+                    "before it",
+                ),
                 fixes=fixes,
                 torch=torch_texts(hits[0].failure or "", registry)[0] if hits[0].failure else None,
             )
