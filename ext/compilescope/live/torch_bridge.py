@@ -28,11 +28,11 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 #   for any level but 0). Level 1 also records every node's origin chain through each pass
 #   (fx/traceback.py NodeSource, only `== 1`) and make_fx stack traces: work that grows with
 #   the graph, for maps we never read (RESULTS.md, the cost of listening).
-# Not force_non_lazy_backward_lowering: lowering the backward with the forward, before any
-# real saved tensor exists, lowered ConvNeXt's backward on an H100 with other work than torch
-# does by default (same nodes, heavier indexing: RESULTS.md, the cost of listening). The
-# backward is lowered lazily, as without compilescope; `lazy_backward_provenance` gets its
-# kernels their node maps.
+# Not force_non_lazy_backward_lowering: lowering the backward with the forward (before the
+# first backward, as torch does without it) made ConvNeXt's backward compile slower on an H100,
+# with the same nodes and kernels (RESULTS.md, the cost of listening), and changes when torch
+# compiles. The backward is lowered lazily, as without compilescope;
+# `lazy_backward_provenance_starts` gets its kernels their node maps.
 _CAPTURE_SETTINGS = (
     ("torch._inductor.config", "fx_graph_cache", False),
     ("torch._inductor.config", "fx_graph_remote_cache", False),
