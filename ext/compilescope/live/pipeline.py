@@ -111,11 +111,13 @@ def capture_run(
     *,
     extra_settings: dict | None = None,
     on_event: Callable[[str, dict], None] | None = None,
+    loop: bool = False,
 ) -> Iterator[CaptureRun]:
     """Listen for everything torch.compile does inside the block, with `how`'s settings held;
     the Capture is built (and the recorded graphs timed, as `how.timings` asks) on the way out.
 
-    Bad option combinations raise ValueError here, before anything runs.
+    Bad option combinations raise ValueError here, before anything runs. `loop`: the block is
+    the user's loop (capturing()): if it ran no optimizer step, the capture says so.
     """
     how = how or CompileOptions(timings=False)
     how.backend_fn()
@@ -126,7 +128,7 @@ def capture_run(
     with (
         session.active(settings or None),
         how.running(run.wrap),
-        timing_real_steps(session, how.real_steps, how.eager_steps),
+        timing_real_steps(session, how.real_steps, how.eager_steps, say_no_optimizer=loop),
         # what compiled forwards save, on their first run
         session.held.measuring(compiled_autograd=how.compiled_autograd),
     ):
@@ -149,7 +151,7 @@ def capturing(
     torch.compile's stance set to force_eager (0 turns either off); see `Timings.real_steps`.
     """
     how = CompileOptions(timings=False, real_steps=real_steps, eager_steps=eager_steps)
-    with capture_run(how, extra_settings=inductor_options or None) as run:
+    with capture_run(how, extra_settings=inductor_options or None, loop=True) as run:
         yield CaptureHandle(run)
 
 

@@ -326,6 +326,11 @@ class RealStepTimer:
         device = "cuda" if self._gpu else "cpu"
         self.result = RealSteps(device=device, note="; ".join(self.notes), **self._compiled)
 
+    @property
+    def steps_seen(self) -> int:
+        """Optimizer steps that ended while the code ran."""
+        return self._boundaries
+
     # --- start and end -------------------------------------------------------------------------
     def finish(self) -> RealSteps | None:
         """The block has ended: put back what is still changed; the result, if a window ran."""
@@ -358,11 +363,12 @@ def _with_role(code: OutputCode, role: str) -> OutputCode:
 
 @contextlib.contextmanager
 def timing_real_steps(
-    session: CaptureSession, steps: int, eager_steps: int = 5
+    session: CaptureSession, steps: int, eager_steps: int = 5, say_no_optimizer: bool = False
 ) -> Iterator[RealStepTimer | None]:
     """Inside, the user's steps are followed (steps=0: not at all); on the way out the session
-    gets `real_steps`, or, when no window ran (a loop without optimizer steps, or too short),
-    `real_steps_note` saying why."""
+    gets `real_steps`, or, when no window ran, `real_steps_note` saying why: where optimizer
+    steps ran but too few, or (`say_no_optimizer`: a loop under capturing()) none ran. A single
+    call with no optimizer step (capture(), most cells) needs no word."""
     if steps <= 0:
         yield None
         return
@@ -380,7 +386,7 @@ def timing_real_steps(
     finally:
         handle.remove()
         session.real_steps = timer.finish()
-        if session.real_steps is None:
+        if session.real_steps is None and (timer.steps_seen or say_no_optimizer):
             session.real_steps_note = "; ".join(timer.notes)
 
 
