@@ -250,3 +250,21 @@ def test_lazily_lowered_backwards_name_their_own_nodes_only():
         generated = [k for k in kernels if k.language != "extern"]
         assert generated and all(k.fused_nodes for k in generated), c.id
         assert all(set(k.fused_nodes) <= names for k in kernels), c.id
+
+
+def test_a_forward_only_capture_says_the_backward_was_not_compiled():
+    # torch lowers the backward at its first call; a capture that never ran backward has its
+    # backward graph (from the partition) and no backward kernels, and the view says why.
+    from compilescope.views.view_data import capture_data
+
+    torch.manual_seed(0)
+    forward_only = compilescope.capture(
+        TinyMLP(), torch.randn(4, 16), backward=False, timings=False
+    )
+    (c,) = [c for c in forward_only if c.output_code]
+    assert c.graph("aot_backward_graph") is not None
+    assert [o.role for o in c.output_code] == ["forward"]
+    (shown,) = [d for d in capture_data(forward_only)["compiles"] if d["output_code"]]
+    assert shown["backward_pending"] is True
+    both = compilescope.capture(TinyMLP(), torch.randn(4, 16), timings=False)
+    assert not any(d["backward_pending"] for d in capture_data(both)["compiles"])

@@ -74,6 +74,7 @@ export function renderCode(ctx, codePane) {
     kernelList.textContent = ""; kernelShow.textContent = "";
     if (!c.kernels.length) { kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)")); return; }
     kernelList.appendChild(kernelTable(c, cellOf, (k) => showKernel(c, k)));
+    if (c.backward_pending) kernelList.appendChild(el("p", { class: "cs-muted", "data-backward-pending": "" }, "No backward kernels: Inductor compiles the backward at its first call, and this code did not run backward. The backward graph is in the Graphs tab."));
     showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
       const d = el("details", { class: "cs-text" });

@@ -294,6 +294,11 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "output_code": [
             {"role": o.role, "aot_id": o.aot_id, "text": o.text} for o in c.output_code
         ],
+        # A backward graph with no backward kernels: Inductor lowers the backward at its first
+        # call (torch's lazy lowering), and the code never ran backward.
+        "backward_pending": c.graph("aot_backward_graph") is not None
+        and any(o.role == "forward" for o in c.output_code)
+        and not any(o.role == "backward" for o in c.output_code),
         "saved": saved,
         "saved_bytes": partition.saved_bytes if partition else None,
         "saved_text": human_bytes(partition.saved_bytes) if partition and partition.saved else "",

@@ -288,6 +288,7 @@ function renderCode(ctx, codePane) {
       return;
     }
     kernelList.appendChild(kernelTable(c, cellOf, (k) => showKernel(c, k)));
+    if (c.backward_pending) kernelList.appendChild(el("p", { class: "cs-muted", "data-backward-pending": "" }, "No backward kernels: Inductor compiles the backward at its first call, and this code did not run backward. The backward graph is in the Graphs tab."));
     showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
       const d = el("details", { class: "cs-text" });
