@@ -20,6 +20,7 @@ from . import torch_bridge, torch_words
 from .autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
 from .distributed import rank_and_world_size
 from .held_memory import HeldRecorder, with_held_memory
+from .lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
 from .measure import RecordedGraph, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
@@ -90,7 +91,7 @@ class CaptureSession:
             self.joint_paths[compile_id] = torch_bridge.graph_module_paths(graph)
 
     def _hear_post_grad(self, graph: object) -> None:
-        torch_bridge.lazy_backward_provenance_starts()
+        lazy_backward_provenance_starts()
         compile_id = torch_bridge.current_compile_id()
         if compile_id is not None:
             paths = torch_bridge.graph_module_paths(graph)
@@ -113,7 +114,7 @@ class CaptureSession:
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
                 torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
-                torch_bridge.lazy_backward_provenance(),
+                lazy_backward_provenance(),
                 recording_partitions(self.joints),
                 torch_words.listening() as said,  # torch's warnings: for the view, not stderr
                 hearing_autotune() as self._autotune,

@@ -31,8 +31,8 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 # Not force_non_lazy_backward_lowering: lowering the backward with the forward (before the
 # first backward, as torch does without it) made ConvNeXt's backward compile slower on an H100,
 # with the same nodes and kernels (RESULTS.md, the cost of listening), and changes when torch
-# compiles. The backward is lowered lazily, as without compilescope;
-# `lazy_backward_provenance_starts` gets its kernels their node maps.
+# compiles. The backward is lowered lazily, as without compilescope; live/lazy_backward.py
+# gets its kernels their node maps.
 _CAPTURE_SETTINGS = (
     ("torch._inductor.config", "fx_graph_cache", False),
     ("torch._inductor.config", "fx_graph_remote_cache", False),
@@ -134,56 +134,6 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
     finally:
         for owner, leaf, value in reversed(saved):
             setattr(owner, leaf, value)
-
-
-# Marks the provenance maps as ours, between lazily lowered backwards (see below).
-_LAZY_BACKWARD = -2
-
-
-def lazy_backward_provenance_starts() -> None:
-    """Called as each graph is lowered (a post-grad pass): a backward lowered lazily, at its
-    first call (torch/_functorch/_aot_autograd/graph_compile.py, Note [Backward graph lazy
-    lowering]), is lowered outside compile_fx's reset_provenance_globals, where Inductor
-    records kernel -> node maps but logs none (torch/_inductor/debug.py,
-    dump_inductor_provenance_info needs _pre_grad_graph_id, None there). Mark the maps and
-    start them afresh, so that this graph's kernels, and only its, are logged. Inside
-    compile_fx (a forward, or a backward lowered with it) torch's own values stand."""
-    try:
-        import torch._inductor.debug as debug
-    except ImportError:  # pragma: no cover - torch API drift: backward kernels lose node maps
-        return
-    if getattr(debug, "_pre_grad_graph_id", -1) not in (None, _LAZY_BACKWARD):
-        return
-    debug._pre_grad_graph_id = _LAZY_BACKWARD
-    for name in (
-        "_inductor_post_to_pre_grad_nodes",
-        "_inductor_triton_kernel_to_post_grad_node_info",
-        "_inductor_kernel_stack_trace",
-    ):
-        if isinstance(getattr(debug, name, None), dict):
-            setattr(debug, name, {})
-
-
-@contextlib.contextmanager
-def lazy_backward_provenance() -> Iterator[None]:
-    """Inductor's provenance globals as they were before the capture, afterwards."""
-    names = (
-        "_pre_grad_graph_id",
-        "_inductor_post_to_pre_grad_nodes",
-        "_inductor_triton_kernel_to_post_grad_node_info",
-        "_inductor_kernel_stack_trace",
-    )
-    try:
-        import torch._inductor.debug as debug
-    except ImportError:  # pragma: no cover - torch API drift
-        yield
-        return
-    saved = {name: getattr(debug, name) for name in names if hasattr(debug, name)}
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(debug, name, value)
 
 
 def _fresh_cache() -> contextlib.AbstractContextManager:
