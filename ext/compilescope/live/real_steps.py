@@ -238,12 +238,11 @@ class RealStepTimer:
             "between_s": between,
             "kernels": tuple(kernels),
         }
-        self._publish()
         reading = self._memory_reading() if self.eager_steps > 0 else None
         too_big = eager_memory_verdict(*reading) if reading else None
         if too_big:
             self.notes.append(too_big)
-            self._publish()
+        self._publish()
         if self.eager_steps > 0 and not too_big:
             self._enter_eager()
         else:

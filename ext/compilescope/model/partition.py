@@ -78,22 +78,21 @@ class Partition:
         each owner counted once however many views of it are saved. Inputs, parameters and
         views of them cost nothing extra (they are alive anyway). Symbolic sizes count as 0:
         `symbolic_activations` names them, and `activation_text` says so."""
-        owners: dict[str, int] = {}
-        for s in self.saved:
-            if s.kind == "activation":
-                meta = s.owner_tensor or s.tensor
-                owners[s.owner or s.name] = (meta.nbytes or 0) if meta else 0
-        return sum(owners.values())
+        return sum(n or 0 for n in self._activation_owners().values())
 
     @property
     def symbolic_activations(self) -> tuple[str, ...]:
         """The activations (by owner) whose size is symbolic: not counted in activation_bytes."""
-        owners: dict[str, None] = {}
+        return tuple(owner for owner, n in self._activation_owners().items() if n is None)
+
+    def _activation_owners(self) -> dict[str, int | None]:
+        """Owner of each saved activation -> its bytes (None: symbolic), each owner once."""
+        owners: dict[str, int | None] = {}
         for s in self.saved:
-            meta = s.owner_tensor or s.tensor
-            if s.kind == "activation" and (meta is None or meta.nbytes is None):
-                owners[s.owner or s.name] = None
-        return tuple(owners)
+            if s.kind == "activation":
+                meta = s.owner_tensor or s.tensor
+                owners[s.owner or s.name] = meta.nbytes if meta else None
+        return owners
 
     def activation_text(self) -> str:
         """The activation memory for people: "1.5 MiB", "1.5 MiB + 2 of symbolic size", or
