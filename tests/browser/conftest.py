@@ -23,6 +23,12 @@ CHROMIUM_ARGS = [
 ]  # fmt: skip
 
 
+def artifacts() -> Path:
+    """The folder screenshots go to (tests/artifacts/, ignored by git), made when first asked."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

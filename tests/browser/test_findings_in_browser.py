@@ -6,6 +6,7 @@ import compilescope
 import nbformat
 import pytest
 
+from .conftest import artifacts
 from .test_views_in_browser import run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
@@ -68,12 +69,5 @@ def test_a_fix_is_tried_in_one_click_in_jupyterlab(page, item_notebook):
         for r in trial.locator("tr:has(td)").all()
     }  # fmt: skip
     assert rows["graph breaks"] == ("1", "0") and rows["compile ids"][1] == "1"
-    page.screenshot(path=str(_artifacts() / "findings_try_fix_lab.png"))
+    page.screenshot(path=str(artifacts() / "findings_try_fix_lab.png"))
     assert page.errors == [] and page.dialogs == []
-
-
-def _artifacts():
-    from .conftest import ARTIFACTS
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS

@@ -8,6 +8,8 @@ import compilescope
 import nbformat
 import pytest
 
+from .conftest import artifacts
+
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
 
 EVIL = '"><img src=x onerror=alert(1)> </script><script>alert(2)</script> javascript:alert(3)'
@@ -266,4 +268,17 @@ def test_the_compile_tables_frame_stays_on_one_line_in_a_narrow_output(page, loa
         " return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }"
     )
     assert lines == 1
+    # The table scrolls sideways inside the output, so its last column can be reached, not cut.
+    holder = page.locator(".cs-scroll-x[data-table='compiles']").first
+    box = holder.bounding_box()
+    assert box["x"] + box["width"] <= 481
+    assert holder.evaluate("e => e.scrollWidth > e.clientWidth")
+    holder.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+    status = holder.locator("th:text-is('status')").bounding_box()
+    assert status["x"] >= 0 and status["x"] + status["width"] <= 481
+    # A finding's fix wraps at the edge: every character of it is in view.
+    fixes = page.locator("pre.cs-fix-code")
+    assert fixes.count() > 0
+    assert fixes.evaluate_all("es => es.every((e) => e.scrollWidth <= e.clientWidth + 1)")
+    page.screenshot(path=str(artifacts() / "narrow_overview.png"), full_page=True)
     assert page.errors == []

@@ -47,7 +47,10 @@ function compileTable(ctx) {
     tr.appendChild(el("td", {}, c.status));
     table.appendChild(tr);
   });
-  return table;
+  // A narrow output scrolls the table sideways; it must not cut its last columns off.
+  const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
+  scroll.appendChild(table);
+  return scroll;
 }
 
 // torch's own graph-break messages for breaks no finding covers (a finding carries its cause's

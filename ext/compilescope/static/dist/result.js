@@ -1392,7 +1392,9 @@ function compileTable(ctx) {
     tr.appendChild(el("td", {}, c.status));
     table.appendChild(tr);
   });
-  return table;
+  const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
+  scroll.appendChild(table);
+  return scroll;
 }
 function renderRawBreaks(ctx, p) {
   const covered = /* @__PURE__ */ new Set();
