@@ -82,3 +82,30 @@ def test_one_pass_finds_many_kernels_and_skips_folders_older_than_the_capture(
     assert set(found) == names
     assert found["triton_poi_fused_7"]["ttir"].read_text() == "module { triton_poi_fused_7 }"
     assert "ptx" not in found["triton_poi_fused_0"]
+
+
+def test_kernel_names_past_tritons_150_characters(tmp_path, monkeypatch):
+    # Triton cuts a cache file's name to the kernel name's first 150 characters; Inductor's
+    # names grow past that (a Llama's fused loss backward: 160, seen on an H100). Two kernels
+    # that share the first 150 are told apart by the "name" in their folder's metadata.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    started = time.time() - 10
+    stem = "triton_red_fused_" + "_".join(["log_softmax_backward_data"] * 6)
+    assert len(stem) > 150
+    long_a, long_b, alone = stem + "_0", stem + "_1", "triton_poi_fused_" + "x" * 150 + "_2"
+    for digest, name in (("a", long_a), ("b", long_b), ("c", alone)):
+        folder = tmp_path / digest
+        folder.mkdir()
+        (folder / f"{name[:150]}.ttir").write_text(f"module {{ {name[-2:]} }}")
+        (folder / f"{name[:150]}.json").write_text(json.dumps({"name": name, "num_warps": 8}))
+    found = files_written_since([tmp_path], {long_a, long_b, alone}, started)
+    assert {n: f["ttir"].read_text() for n, f in found.items()} == {
+        long_a: "module { _0 }",
+        long_b: "module { _1 }",
+        alone: "module { _2 }",
+    }
+    # The kernel alone with its prefix needs no metadata; twins without it are left unread.
+    (tmp_path / "c" / f"{alone[:150]}.json").unlink()
+    (tmp_path / "b" / f"{long_b[:150]}.json").unlink()
+    found = files_written_since([tmp_path], {long_a, long_b, alone}, started)
+    assert set(found) == {long_a, alone}

@@ -21,6 +21,10 @@ LAUNCH_KEYS = ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg")
 # `<TRITON_CACHE_DIR>/<hash>/`.
 _LAYOUTS = ((), ("triton",), ("triton", "*"), ("tmp*", "triton"), ("tmp*", "triton", "*"))
 _WANTED = frozenset((*IR_STAGES, "json"))
+# Triton names a kernel's cache files after its first 150 characters (`file_name =
+# src.name[:150]` in triton/compiler/compiler.py, Triton 3.x), and Inductor's fused kernel names
+# grow past that on real models (a Llama's loss backward: 160).
+FILE_NAME_CHARS = 150
 
 
 def cache_roots() -> list[Path]:
@@ -68,8 +72,13 @@ def files_written_since(
     One pass over the folders, whatever the number of kernels: a search per kernel name read
     every kernel folder once per kernel, seconds for a model with a few hundred kernels. A
     kernel folder older than `since` is skipped unread: Triton moves each finished file into
-    it (os.replace in triton/runtime/cache.py), which dates the folder.
+    it (os.replace in triton/runtime/cache.py), which dates the folder. Files of a name cut to
+    FILE_NAME_CHARS belong to the one kernel of that prefix, or to the one the folder's
+    metadata (`<stem>.json`, whose "name" is whole) names where several share it.
     """
+    by_stem: dict[str, list[str]] = {}
+    for name in names:
+        by_stem.setdefault(name[:FILE_NAME_CHARS], []).append(name)
     found: dict[str, dict[str, tuple[float, Path]]] = {}
     for root in roots:
         for layout in _LAYOUTS:
@@ -89,13 +98,27 @@ def files_written_since(
                         continue
                     for entry in entries:
                         stem, dot, suffix = entry.name.rpartition(".")
-                        if not dot or stem not in names or suffix not in _WANTED:
+                        if not dot or stem not in by_stem or suffix not in _WANTED:
+                            continue
+                        name = _kernel_of(by_stem[stem], Path(folder.path) / f"{stem}.json")
+                        if name is None:
                             continue
                         mtime = entry.stat().st_mtime
-                        best = found.setdefault(stem, {}).get(suffix)
+                        best = found.setdefault(name, {}).get(suffix)
                         if mtime >= since and (best is None or best[0] < mtime):
-                            found[stem][suffix] = (mtime, Path(entry.path))
+                            found[name][suffix] = (mtime, Path(entry.path))
     return {name: {s: path for s, (_, path) in stages.items()} for name, stages in found.items()}
+
+
+def _kernel_of(candidates: list[str], metadata: Path) -> str | None:
+    """Which of the kernels whose names share a cache file stem wrote this folder."""
+    if len(candidates) == 1:
+        return candidates[0]
+    try:
+        name = json.loads(metadata.read_text()).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if name in candidates else None
 
 
 def with_triton_ir(capture: Capture, since: float) -> Capture:
