@@ -69,6 +69,14 @@ def human_bytes(n: float) -> str:
     return f"{n} B"
 
 
+def byte_scale(largest: float) -> tuple[str, int]:
+    """The unit a chart's byte axis reads best in, for its largest value: ("MiB", 2**20)."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20)):
+        if largest >= scale:
+            return unit, scale
+    return "KiB", 1024
+
+
 def milliseconds(seconds: float) -> str:
     """0.0012345 -> '1.234 ms'."""
     return f"{seconds * 1e3:.3f} ms"

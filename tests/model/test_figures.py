@@ -78,3 +78,11 @@ def test_a_log_says_it_holds_no_times(loaded):
     assert capture.timings is None and capture.source != "live"
     assert "none in a log" in timings_html(capture)
     assert "turned off" in timings_html(dataclasses.replace(capture, source="live"))
+
+
+def test_byte_axes_read_in_a_unit_that_fits_the_largest_bar(loaded):
+    from compilescope.common import byte_scale
+
+    assert byte_scale(500) == ("KiB", 1024) and byte_scale(64 * 2**20) == ("MiB", 2**20)
+    assert byte_scale(3 * 2**30) == ("GiB", 2**30)
+    assert figures.memory_chart(loaded("module_backward")).axes[0].get_xlabel() == "KiB"

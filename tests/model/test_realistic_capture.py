@@ -76,3 +76,13 @@ def test_rates_above_a_thousand_giga_are_written_in_tera(realistic):
     html = kernel_rows_html(realistic)
     assert "TFLOP/s" in html and "TB/s" in html
     assert not any(len(part.split()[-1].split(".")[0]) > 3 for part in html.split(" GFLOP/s")[:-1])
+
+
+def test_the_memory_chart_reads_in_mib_on_a_real_training_step(realistic):
+    # Its largest saved tensors are tens of MiB: the axis read "60000 KiB" before.
+    from compilescope.views.figures import memory_chart
+
+    axis = memory_chart(realistic).axes[0]
+    largest = max(s.nbytes or 0 for c in realistic if c.partition for s in c.partition.saved)
+    assert axis.get_xlabel() == "MiB" and 2**20 <= largest < 2**30
+    assert max(bar.get_width() for bar in axis.patches) == largest / 2**20

@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..common import human_bytes
+from ..common import byte_scale, human_bytes
 from ..model.capture import Capture
 from ..model.partition import BudgetSweep
 from .figure_base import ShownFigure, label_text
@@ -114,21 +114,25 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
         ax = axes[0]
         ax.set_title(f"saved for backward: {human_bytes(total)} in all (largest tensors)",
                      loc="left", fontsize=11)  # fmt: skip
-        ax.barh(range(len(saved)), [(s.nbytes or 0) / 1024 for _, s in saved], color=_PURPLE)
+        unit, scale = byte_scale(max(s.nbytes or 0 for _, s in saved))
+        ax.barh(range(len(saved)), [(s.nbytes or 0) / scale for _, s in saved], color=_PURPLE)
         ax.set_yticks(range(len(saved)),
                       [label_text(f"{cid} {s.name} {s.type_text}") for cid, s in saved])  # fmt: skip
         ax.invert_yaxis()
-        ax.set_xlabel("KiB")
+        ax.set_xlabel(unit)
     if peaks:
         ax = axes[-1]
         ax.set_title("peak memory of one run (measured)", loc="left", fontsize=11)
+        unit, scale = byte_scale(
+            max(max(g.eager_peak_bytes or 0, g.compiled_peak_bytes or 0) for g in peaks)
+        )
         for i, g in enumerate(peaks):  # both peaks are set: see above
-            ax.barh(2 * i, (g.eager_peak_bytes or 0) / 1024, color=_GREY)
-            ax.barh(2 * i + 1, (g.compiled_peak_bytes or 0) / 1024, color=_BLUE)
+            ax.barh(2 * i, (g.eager_peak_bytes or 0) / scale, color=_GREY)
+            ax.barh(2 * i + 1, (g.compiled_peak_bytes or 0) / scale, color=_BLUE)
         ax.set_yticks(range(2 * len(peaks)),
                       [label_text(f"{g.compile_id} {w}") for g in peaks for w in ("eager", "compiled")])  # fmt: skip
         ax.invert_yaxis()
-        ax.set_xlabel("KiB")
+        ax.set_xlabel(unit)
     for ax in axes:
         ax.spines[["top", "right"]].set_visible(False)
         ax.tick_params(labelsize=9)
@@ -148,14 +152,7 @@ def sweep_figure(sweep: BudgetSweep, title: str = ""):
     figure = ShownFigure(figsize=(6.4, 3.6), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    unit, scale = (
-        ("MiB", 2**20)
-        if max(p["activation_bytes"] for p in points) >= 2**20
-        else (
-            "KiB",
-            1024,
-        )
-    )
+    unit, scale = byte_scale(max(p["activation_bytes"] for p in points))
     min_cut = [p for p in points if p["partitioner"] == "min_cut"]
     axes.plot(
         [p["activation_bytes"] / scale for p in min_cut],
