@@ -4,7 +4,8 @@
         [--models gpt2,llama,convnext] [--pairs 10] [--deadline SECONDS] [--size full] [--overhead-size small]
 
 --accuracy: for each model (a `transformers` GPT-2, a Llama-style LM from `transformers` with
-GQA, RMSNorm, rotary and a SiLU MLP, and torchvision's ConvNeXt-T), one training loop under
+GQA, RMSNorm, rotary and a SiLU MLP, torchvision's ConvNeXt-T, and `resnet`, a ResNet-style CNN
+with batch norm that needs no torchvision, for the CPU), one training loop under
 `compilescope.capturing()` (AdamW, bf16 weights): compilescope's real-step figures (compiled and
 eager wall per step, the split) against CUDA-event stopwatches around the same `step()` run
 right after the capture (compiled, then with torch.compile's stance set to force_eager), and
@@ -68,6 +69,17 @@ def build(name: str, size: str, device: str = "cuda"):
 
         def loss_fn(m, ids):
             return m(input_ids=ids, labels=ids).loss
+    elif name == "resnet":  # a ResNet-style CNN with batch norm that needs no torchvision
+        width, blocks, batch, pixels = {"tiny": (32, 2, 16, 32), "small": (64, 4, 16, 64)}.get(
+            size, (128, 8, 32, 128)
+        )
+        model = resnet_style(width, blocks)
+        x = torch.randn(batch, 3, pixels, pixels, device=device, dtype=dtype)
+        y = torch.randint(0, 10, (batch,), device=device)
+        inputs = (x, y)
+
+        def loss_fn(m, x, y):
+            return torch.nn.functional.cross_entropy(m(x), y)
     else:
         import torchvision
 
@@ -81,6 +93,28 @@ def build(name: str, size: str, device: str = "cuda"):
             return torch.nn.functional.cross_entropy(m(x), y)
 
     return model.to(device=device, dtype=dtype), inputs, loss_fn
+
+
+def resnet_style(width: int, blocks: int):
+    """Conv stem, `blocks` residual blocks (conv, batch norm, ReLU twice), pooled linear head."""
+    import torch
+
+    class Residual(torch.nn.Module):
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            self.body = torch.nn.Sequential(
+                torch.nn.Conv2d(c, c, 3, padding=1, bias=False), torch.nn.BatchNorm2d(c), torch.nn.ReLU(),
+                torch.nn.Conv2d(c, c, 3, padding=1, bias=False), torch.nn.BatchNorm2d(c),
+            )  # fmt: skip
+
+        def forward(self, x):
+            return torch.relu(x + self.body(x))
+
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(3, width, 3, padding=1), torch.nn.ReLU(),
+        *(Residual(width) for _ in range(blocks)),
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(width, 10),
+    )  # fmt: skip
 
 
 def cuda_median(fn, steps: int) -> tuple[float, list[float]]:
