@@ -26,6 +26,11 @@ GRAPH_KINDS = (
     "optimize_ddp_split_graph",
     "optimize_ddp_split_child",
 )
+# The reason compilescope's own hooks give torch.compiler.disable. A compiled optimizer step
+# calls its post hooks, and Dynamo breaks the graph at a disabled one and says this reason in
+# its message (torch >= 2.8, pytorch#150341): findings leave such a break out, since the code
+# without compilescope has no such call.
+OWN_HOOK_REASON = "compilescope's measuring hook, not part of the code"
 # torch >= 2.6 logs the pre-grad graph as `after_pre_grad_graph`; older ones as this name.
 KIND_ALIASES = {"inductor_pre_grad_graph": "after_pre_grad_graph"}
 

@@ -148,3 +148,43 @@ def test_eager_steps_are_skipped_where_they_may_not_fit(monkeypatch):
     from torch._dynamo import eval_frame
 
     assert eval_frame._stance.stance == "default"
+
+
+def test_a_compiled_optimizer_step_compiles_as_without_compilescope():
+    # A training step compiled whole, `opt.step()` included: torch calls the optimizer's post
+    # hooks inside the compiled step, so Dynamo meets compilescope's own. They are never traced
+    # (Dynamo compiled our hook-stack code into the user's capture, five compile ids of ours and
+    # a "post_hook falls back to eager" finding), and the break at one names our reason, which
+    # findings leave out; the steps are still followed.
+    import pathlib
+
+    from compilescope.common import OWN_HOOK_REASON
+
+    torch.manual_seed(0)
+    torch._dynamo.reset()
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randn(4, 16)
+
+    @torch.compile(backend="aot_eager")
+    def step():
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+
+    with compilescope.capturing() as cap:
+        for _ in range(30):
+            step()
+    capture = cap.capture
+    ours = pathlib.Path(compilescope.__file__).parent
+    frames = [c.frame.file for c in capture]
+    assert frames and not [f for f in frames if pathlib.Path(f).is_relative_to(ours)]
+    said = [b.text or b.reason for c in capture for b in c.graph_breaks]
+    assert any(OWN_HOOK_REASON in text for text in said)  # torch names our reason
+    found = compilescope.findings(capture)
+    assert found and not [f for f in found if "post_hook" in f.what or "_pop" in f.what]
+    assert all(OWN_HOOK_REASON not in (f.torch.message if f.torch else "") for f in found)
+    # Our hook still ran in the compiled step: the window was reached (aot_eager has no kernels
+    # to time; without the hook the note would say that no optimizer.step() ran).
+    assert capture.timings.real_steps_note == "no compiled kernels to time in the real steps"

@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from ..common import OWN_HOOK_REASON
 from ..model.capture import Capture
 from ..model.graph import TensorMeta
 from ..model.held_memory import HeldMemory, HeldTensor
@@ -57,7 +58,10 @@ class HeldRecorder:
         self.off_early = False  # the hooks came off at a step, before the block ended
         # Never traced: a hook can run while Dynamo's frame callback is on (FSDP2's eager hooks
         # inside a compiled module), and a frame Dynamo tried would be a compile of its own.
-        self._hooks = (torch.compiler.disable(self._pack), torch.compiler.disable(_unpack))
+        self._hooks = (
+            torch.compiler.disable(self._pack, reason=OWN_HOOK_REASON),
+            torch.compiler.disable(_unpack, reason=OWN_HOOK_REASON),
+        )
 
     @contextlib.contextmanager
     def measuring(self, compiled_autograd: bool = False) -> Iterator[None]:
@@ -74,7 +78,10 @@ class HeldRecorder:
             stack.callback(self._pop)
             from torch.optim.optimizer import register_optimizer_step_post_hook
 
-            handle = register_optimizer_step_post_hook(self._step_ended)
+            # Never traced either: a compiled optimizer step calls its post hooks, and Dynamo
+            # would compile our own frames (a break at each hook-stack call) into the capture.
+            step_ended = torch.compiler.disable(self._step_ended, reason=OWN_HOOK_REASON)
+            handle = register_optimizer_step_post_hook(step_ended)
             stack.callback(handle.remove)
             yield
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from ..common import human_bytes
+from ..common import OWN_HOOK_REASON, human_bytes
 from ..model.kernel import OutputCode
 from ..model.timing import GraphShare, KernelTiming, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
@@ -375,10 +375,11 @@ def timing_real_steps(
 
     timer = RealStepTimer(session, steps=steps, eager_steps=eager_steps)
 
-    @torch.compiler.disable  # a compiled optimizer step calls it too: never trace it
-    def hook(_optimizer: object, _args: object, _kwargs: object) -> None:
+    def boundary(_optimizer: object, _args: object, _kwargs: object) -> None:
         timer.boundary()
 
+    # A compiled optimizer step calls it too: never traced (findings know its break by reason).
+    hook = torch.compiler.disable(boundary, reason=OWN_HOOK_REASON)
     handle = register_optimizer_step_post_hook(hook)
     try:
         yield timer

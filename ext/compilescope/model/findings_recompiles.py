@@ -6,6 +6,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ..common import OWN_HOOK_REASON
 from .capture import Capture
 from .compile import Compile
 from .finding import Cost, Counts, Finding, Fix, Place, Setting
@@ -164,7 +165,7 @@ def failure_findings(capture: Capture, registry: Registry | None = None) -> list
     broke = {frame_key(c) for c in capture if c.graph_breaks}
     found = []
     for c in capture:
-        if not c.failure or _limit_hit(c) or frame_key(c) in broke:
+        if not c.failure or _limit_hit(c) or frame_key(c) in broke or OWN_HOOK_REASON in c.failure:
             continue
         frame = frame_of(capture, c)
         user, at = frame_places(frame, capture)
