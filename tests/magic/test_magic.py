@@ -241,6 +241,27 @@ def test_a_compiled_module_called_in_a_cell_is_named_by_that_cell(ip):
     )
 
 
+def test_torchs_frames_in_a_training_cell_are_named_by_the_cell_not_by_compilescope(ip, run):
+    # The optimizer's own frames compile when the cell's loop calls opt.step(); their caller
+    # was shown as compilescope/magic.py (the magic makes the call), then as IPython's
+    # run_cell. Compilescope's hooks in a compiled step compile none of our own frames either.
+    ip.run_cell(
+        "tm = torch.nn.Linear(6, 7)\ntopt = torch.optim.AdamW(tm.parameters(), lr=1e-3)\n"
+        "tx = torch.randn(3, 6)"
+    )
+    result = run(
+        "for _ in range(3):\n    tm(tx).pow(2).mean().backward()\n    topt.step()\n"
+        "    topt.zero_grad()",
+        "--backend aot_eager --quiet --real-steps 0 --out tcap",
+    )
+    assert result.success, result.error_in_exec
+    cap = ip.user_ns["tcap"]
+    labels = [c.frame.label(cap.cells) for c in cap]
+    in_torch = [label for c, label in zip(cap, labels, strict=True) if c.frame.in_torch]
+    assert in_torch and all(f"cell [{ip.execution_count - 1}] line" in x for x in in_torch)
+    assert not [x for x in labels if "compilescope" in x or "interactiveshell" in x], labels
+
+
 def test_diff_of_the_same_cell_with_a_graph_break_is_empty(ip, run, capsys):
     # Each run of a cell gets a new file name (<ipython-input-N-...>); the graph break's
     # line in the cell is what identifies it, so identical code shows no difference.

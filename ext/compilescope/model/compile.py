@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..common import KIND_ALIASES, short_path
 from .compile_id import CompileId
+from .finding import is_library
 from .graph import Graph, SourceLoc
 from .held_memory import HeldMemory
 from .kernel import Kernel, OutputCode
@@ -47,11 +48,11 @@ class Frame:
         )
 
     def caller(self) -> SourceLoc | None:
-        """The innermost line of the stack outside torch (and outside compilescope's own
-        `capture()`, which makes the call for the user): where the user's code made the call."""
+        """The innermost line of the stack outside installed packages, the standard library and
+        compilescope (whose `capture()` and magic make the call for the user, in IPython's
+        run_cell): where the user's code made the call."""
         for loc in reversed(self.stack):
-            path = loc.file.replace("\\", "/")
-            if loc.file and not Frame(file=loc.file).in_torch and "/compilescope/live/" not in path:
+            if loc.file and not is_library(loc.file):
                 return loc
         return None
 
