@@ -86,3 +86,25 @@ def test_byte_axes_read_in_a_unit_that_fits_the_largest_bar(loaded):
     assert byte_scale(500) == ("KiB", 1024) and byte_scale(64 * 2**20) == ("MiB", 2**20)
     assert byte_scale(3 * 2**30) == ("GiB", 2**30)
     assert figures.memory_chart(loaded("module_backward")).axes[0].get_xlabel() == "KiB"
+
+
+def test_the_kernel_ranking_shows_the_real_steps_kernels_where_they_were_timed(loaded):
+    # The kernel table and the roofline use the user's own steps; the ranking showed the
+    # synthetic re-runs beside them (on a Llama cell: one kernel, against the table's 24).
+    from compilescope.model.timing import RealSteps
+
+    capture = _timed(loaded("module_backward"))
+    cid = str(capture.compiles[0].id)
+    real = tuple(
+        KernelTiming(cid, f"cpp_fused_real_{i}", Sample(1e-5 * (i + 1), 1e-5, 1e-4, 10), 2.0)
+        for i in range(4)
+    )
+    steps = RealSteps(device="cpu", compiled=Sample(1e-3, 1e-3, 1e-3, 10), kernels=real)
+    with_steps = dataclasses.replace(
+        capture, timings=dataclasses.replace(capture.timings, real_steps=steps)
+    )
+    axis = figures.kernel_ranking(with_steps).axes[0]
+    labels = [t.get_text() for t in axis.get_yticklabels()]
+    assert len(labels) == 4 and labels[0].endswith("cpp_fused_real_3"), labels
+    assert "in your steps" in axis.get_title(loc="left")
+    assert "median per run" in figures.kernel_ranking(capture).axes[0].get_title(loc="left")

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from ..common import byte_scale, human_bytes
 from ..model.capture import Capture
+from ..model.kernel_table import timed_kernels
 from ..model.partition import BudgetSweep
 from .figure_base import ShownFigure, label_text
 
@@ -64,13 +65,15 @@ _ROLE = {"forward": "fwd", "backward": "bwd"}
 
 def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     """The kernels that take the most time per run (median per call times calls per run),
-    with the min-max spread of a call as error bars."""
+    with the min-max spread of a call as error bars: as timed in the user's own steps where
+    those were timed (the kernel table's and the roofline's figures), else each graph re-run."""
     t = capture.timings
-    if t is None or not t.kernels:
+    timed = timed_kernels(capture)
+    if t is None or not timed:
         return None
-    kernels = sorted(t.kernels, key=lambda k: k.time.median_s * k.calls_per_run, reverse=True)
-    kernels = kernels[:top]
-    fig, ax = _figure(len(kernels), f"slowest kernels on {t.device} (median per run)")
+    kernels = sorted(timed, key=lambda k: k.per_run_s, reverse=True)[:top]
+    how = "per step, in your steps" if timed is not t.kernels else "median per run"
+    fig, ax = _figure(len(kernels), f"slowest kernels on {t.device} ({how})")
     totals = [k.time.median_s * k.calls_per_run * 1e6 for k in kernels]
     low = [(k.time.median_s - k.time.min_s) * k.calls_per_run * 1e6 for k in kernels]
     high = [(k.time.max_s - k.time.median_s) * k.calls_per_run * 1e6 for k in kernels]
@@ -85,7 +88,7 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     labels = [f"{k.compile_id} {_ROLE.get(k.role, k.role)} {k.kernel}" for k in kernels]
     ax.set_yticks(range(len(kernels)), [label_text(label) for label in labels])
     ax.invert_yaxis()
-    ax.set_xlabel("microseconds per run")
+    ax.set_xlabel("microseconds per step" if timed is not t.kernels else "microseconds per run")
     return fig
 
 
