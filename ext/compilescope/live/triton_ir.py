@@ -100,13 +100,13 @@ def files_written_since(
                         stem, dot, suffix = entry.name.rpartition(".")
                         if not dot or stem not in by_stem or suffix not in _WANTED:
                             continue
-                        name = _kernel_of(by_stem[stem], Path(folder.path) / f"{stem}.json")
-                        if name is None:
+                        kernel = _kernel_of(by_stem[stem], Path(folder.path) / f"{stem}.json")
+                        if kernel is None:
                             continue
                         mtime = entry.stat().st_mtime
-                        best = found.setdefault(name, {}).get(suffix)
+                        best = found.setdefault(kernel, {}).get(suffix)
                         if mtime >= since and (best is None or best[0] < mtime):
-                            found[name][suffix] = (mtime, Path(entry.path))
+                            found[kernel][suffix] = (mtime, Path(entry.path))
     return {name: {s: path for s, (_, path) in stages.items()} for name, stages in found.items()}
 
 
