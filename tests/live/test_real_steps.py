@@ -182,6 +182,8 @@ def test_a_compiled_optimizer_step_compiles_as_without_compilescope():
     assert frames and not [f for f in frames if pathlib.Path(f).is_relative_to(ours)]
     said = [b.text or b.reason for c in capture for b in c.graph_breaks]
     assert any(OWN_HOOK_REASON in text for text in said)  # torch names our reason
+    # The frame Dynamo left to eager there is said to be ours, not the user's failure.
+    assert [c.status for c in capture if c.failure] == ["eager at compilescope's hook"]
     found = compilescope.findings(capture)
     assert found and not [f for f in found if "post_hook" in f.what or "_pop" in f.what]
     assert all(OWN_HOOK_REASON not in (f.torch.message if f.torch else "") for f in found)

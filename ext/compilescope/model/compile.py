@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..common import KIND_ALIASES, short_path
+from ..common import KIND_ALIASES, OWN_HOOK_REASON, short_path
 from .compile_id import CompileId
 from .finding import is_library
 from .graph import Graph, SourceLoc
@@ -75,6 +75,9 @@ class Frame:
                 )
                 return f"{what} called at {where}"
         return f"{self.function} ({short_path(self.file)}:{self.line})"
+
+
+OWN_HOOK_STATUS = "eager at compilescope's hook"
 
 
 @dataclass(frozen=True)
@@ -241,9 +244,11 @@ class Compile:
 
     @property
     def status(self) -> str:
-        """ok, failed, restarted (Dynamo restarted analysis), or empty (nothing compiled)."""
+        """ok, failed, restarted (Dynamo restarted analysis), empty (nothing compiled), or
+        "eager at compilescope's hook": Dynamo left the frame to eager at one of compilescope's
+        own optimizer-step hooks (the rest of torch's step wrapper, which compiles nothing)."""
         if self.failure:
-            return "failed"
+            return OWN_HOOK_STATUS if OWN_HOOK_REASON in self.failure else "failed"
         if (self.restart_reasons or self.graph_breaks) and not self.graphs:
             return "restarted"  # Dynamo hit a break, and compiles again as attempt _1
         if not self.graphs and not self.output_code:
