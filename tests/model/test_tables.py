@@ -30,3 +30,24 @@ def test_tables_as_dataframes(loaded):
     pandas = pytest.importorskip("pandas")
     frame = compilescope.tables.saved_tensors(loaded("module_backward")).to_pandas()
     assert isinstance(frame, pandas.DataFrame) and list(frame.columns)[:2] == ["compile_id", "name"]
+
+
+def test_a_library_frame_is_named_with_the_users_line_that_led_into_it():
+    # transformers wraps a model's forward (utils/deprecation.py's `wrapped_func`): the compile
+    # table named only that; now also the user's line, as for a frame inside torch.
+    from compilescope.model.compile import Frame
+    from compilescope.model.graph import SourceLoc
+
+    lib = "/venv/lib/python3.11/site-packages/transformers/utils/deprecation.py"
+    user = SourceLoc(file="/home/me/train.py", line=31, function="<module>")
+    stack = (user, SourceLoc(file=lib, line=172, function="wrapped_func"))
+    frame = Frame(function="wrapped_func", file=lib, line=121, stack=stack)
+    assert frame.label() == "wrapped_func (utils/deprecation.py:121) called at me/train.py:31"
+    assert frame.label({"/home/me/train.py": 4}).endswith("called at cell [4] line 31")
+    # The user's own frame, and a library frame with no user line above it, read as before.
+    assert (
+        Frame(function="step", file="/home/me/train.py", line=9).label() == "step (me/train.py:9)"
+    )
+    assert Frame(function="wrapped_func", file=lib, line=121).label() == (
+        "wrapped_func (utils/deprecation.py:121)"
+    )

@@ -58,23 +58,28 @@ class Frame:
 
     def label(self, cells: dict[str, int] | None = None) -> str:
         """How to name this frame to a person: its function and line, the notebook cell it is,
-        or, for a frame inside torch, the user's line that called into it."""
+        or, for a frame inside torch or another installed library, the user's line that led
+        into it ("wrapped_func (utils/deprecation.py:121) called at cell [2] line 3")."""
         if self.cell is not None:
             return f"{self.function} (cell [{self.cell}] line {self.cell_line})"
         if not self.function:
             return ""
+        own = f"{self.function} ({short_path(self.file)}:{self.line})"
+        if not (self.in_torch or is_library(self.file)):
+            return own
+        caller = self.caller()
+        if caller is None:
+            return own
+        cell = (cells or {}).get(caller.file)
+        where = (
+            f"cell [{cell}] line {caller.line}"
+            if cell is not None
+            else f"{short_path(caller.file)}:{caller.line}"
+        )
         if self.in_torch:
-            caller = self.caller()
-            if caller is not None:
-                what = "compiled module" if self.function == "inner" else f"torch's {self.function}"
-                cell = (cells or {}).get(caller.file)
-                where = (
-                    f"cell [{cell}] line {caller.line}"
-                    if cell is not None
-                    else f"{short_path(caller.file)}:{caller.line}"
-                )
-                return f"{what} called at {where}"
-        return f"{self.function} ({short_path(self.file)}:{self.line})"
+            what = "compiled module" if self.function == "inner" else f"torch's {self.function}"
+            return f"{what} called at {where}"
+        return f"{own} called at {where}"
 
 
 OWN_HOOK_STATUS = "eager at compilescope's hook"
