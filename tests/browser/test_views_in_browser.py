@@ -250,6 +250,35 @@ def test_diff_tab_shows_nodes_and_kernel_sources_verbatim(page, loaded, tmp_path
     assert page.dialogs == [] and page.errors == []
 
 
+def test_a_long_frame_label_wraps_between_words_and_keeps_its_cell_line_whole(
+    page, loaded, tmp_path
+):
+    # "forward (gpt2/modeling_gpt2.py:645) called at cell [7] line 81": the frame column took
+    # the whole label on one line and squeezed the stage counts into a sliver beside it.
+    capture = loaded("gpt2")
+    workloads = next(c.frame.caller().file for c in capture if c.frame.caller())
+    path = compilescope.to_html(
+        dataclasses.replace(capture, cells={workloads: 7}), tmp_path / "frames.html"
+    )
+    page.set_viewport_size({"width": 900, "height": 900})
+    page.goto(f"file://{path}")
+    page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
+    frames = page.locator("td.cs-frame")
+    assert frames.count() >= 7
+    label = frames.filter(has_text="modeling_gpt2.py").first
+    assert "called at cell\u00a0[7]\u00a0line\u00a081" in label.text_content()
+    lines = label.evaluate(
+        "td => { const r = document.createRange(); r.selectNodeContents(td);"
+        " return [...r.getClientRects()].map((b) => Math.round(b.top)); }"
+    )
+    assert len(set(lines)) >= 2  # wrapped, at 900 px
+    width = label.bounding_box()["width"]
+    stages = label.locator("xpath=following-sibling::td[1]").bounding_box()["width"]
+    assert width <= 26 * 13 + 20 and stages >= 150, (width, stages)
+    page.screenshot(path=str(artifacts() / "frame_labels.png"))
+    assert page.errors == []
+
+
 def test_the_compile_tables_frame_stays_on_one_line_in_a_narrow_output(page, loaded, tmp_path):
     # A frame in a notebook cell reads "cell [12]": a narrow output must not break it in two.
     capture = loaded("gpt2")

@@ -38,8 +38,11 @@ function compileTable(ctx) {
     idButton.onclick = () => { ctx.setCompile(ci); ctx.showTab("graphs"); };
     const td = el("td", { class: "cs-nowrap" }); td.appendChild(idButton); tr.appendChild(td);
     const f = c.frame;
-    // "cell [2]" in one line: a narrow output must not break it in two.
-    tr.appendChild(el("td", { class: "cs-nowrap" }, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
+    // "cell [2]" in one line: a narrow output must not break it in two. A longer label
+    // ("torch's step called at cell [2] line 5") wraps between words, never inside "cell [2]
+    // line 5", and leaves the stage counts room.
+    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap" }, `cell [${f.cell}]`));
+    else tr.appendChild(el("td", { class: "cs-frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\u00a0[$1]\u00a0line\u00a0$2")));
     tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", {}, c.kernels.length || ""));
     tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));

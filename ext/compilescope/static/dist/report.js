@@ -1384,7 +1384,8 @@ function compileTable(ctx) {
     td.appendChild(idButton);
     tr.appendChild(td);
     const f = c.frame;
-    tr.appendChild(el("td", { class: "cs-nowrap" }, f.cell !== null ? `cell [${f.cell}]` : f.label || ""));
+    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap" }, `cell [${f.cell}]`));
+    else tr.appendChild(el("td", { class: "cs-frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\xA0[$1]\xA0line\xA0$2")));
     tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", {}, c.kernels.length || ""));
     tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
