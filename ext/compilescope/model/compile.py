@@ -95,6 +95,11 @@ class GraphBreak:
     text: str = ""  # torch's full message
     cell: int | None = None  # the notebook cell of `location`, when it is one
 
+    @property
+    def at_own_hook(self) -> bool:
+        """A break at one of compilescope's own hooks: the code without it has no such call."""
+        return OWN_HOOK_REASON in (self.text or self.reason)
+
 
 @dataclass(frozen=True)
 class Symbol:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..common import OWN_HOOK_REASON
 from .capture import Capture
 from .compile import Compile, GraphBreak
 from .finding import Cost, Counts, Finding, Fix, Place, TorchText
@@ -35,8 +34,8 @@ def break_findings(capture: Capture, registry: Registry | None = None) -> list[F
     causes: dict[str, _Cause] = {}
     for c in capture:
         for brk in c.graph_breaks:
-            if OWN_HOOK_REASON in (brk.text or brk.reason):
-                continue  # a break at compilescope's own hook: the code has no such call
+            if brk.at_own_hook:
+                continue
             texts = torch_texts(brk.text or brk.reason, registry)
             first = texts[0]
             loc = brk.location

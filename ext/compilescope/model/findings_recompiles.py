@@ -6,9 +6,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ..common import OWN_HOOK_REASON
 from .capture import Capture
-from .compile import Compile
+from .compile import OWN_HOOK_STATUS, Compile
 from .finding import Cost, Counts, Finding, Fix, Place, Setting
 from .findings_places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
 from .torch_hints import Registry, hint_fixes, torch_texts
@@ -165,7 +164,7 @@ def failure_findings(capture: Capture, registry: Registry | None = None) -> list
     broke = {frame_key(c) for c in capture if c.graph_breaks}
     found = []
     for c in capture:
-        if not c.failure or _limit_hit(c) or frame_key(c) in broke or OWN_HOOK_REASON in c.failure:
+        if not c.failure or _limit_hit(c) or frame_key(c) in broke or c.status == OWN_HOOK_STATUS:
             continue
         frame = frame_of(capture, c)
         user, at = frame_places(frame, capture)

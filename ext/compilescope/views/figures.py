@@ -71,10 +71,11 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     timed = timed_kernels(capture)
     if t is None or not timed:
         return None
+    in_steps = timed is not t.kernels
     kernels = sorted(timed, key=lambda k: k.per_run_s, reverse=True)[:top]
-    how = "per step, in your steps" if timed is not t.kernels else "median per run"
+    how = "per step, in your steps" if in_steps else "median per run"
     fig, ax = _figure(len(kernels), f"slowest kernels on {t.device} ({how})")
-    totals = [k.time.median_s * k.calls_per_run * 1e6 for k in kernels]
+    totals = [k.per_run_s * 1e6 for k in kernels]
     low = [(k.time.median_s - k.time.min_s) * k.calls_per_run * 1e6 for k in kernels]
     high = [(k.time.max_s - k.time.median_s) * k.calls_per_run * 1e6 for k in kernels]
     ax.barh(range(len(kernels)), totals, xerr=[low, high], color=_GREEN, ecolor="#555")
@@ -88,7 +89,7 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     labels = [f"{k.compile_id} {_ROLE.get(k.role, k.role)} {k.kernel}" for k in kernels]
     ax.set_yticks(range(len(kernels)), [label_text(label) for label in labels])
     ax.invert_yaxis()
-    ax.set_xlabel("microseconds per step" if timed is not t.kernels else "microseconds per run")
+    ax.set_xlabel("microseconds per step" if in_steps else "microseconds per run")
     return fig
 
 
