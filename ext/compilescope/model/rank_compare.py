@@ -17,6 +17,7 @@ from .ranks import (
     rank_compile,
     without_device_index,
 )
+from .record_text import headline, text_difference
 
 if TYPE_CHECKING:
     from .capture import Capture
@@ -263,7 +264,7 @@ def _extra_detail(only: RankCompile, aspect: str, words: tuple[str, str] | None)
     if words is None:
         return ""
     who, others = words
-    why = f" (recompile: {only.recompile_reasons[0]})" if only.recompile_reasons else ""
+    why = f" (recompile: {headline(only.recompile_reasons[0])})" if only.recompile_reasons else ""
     base = (
         f"{who} {_verb(_many(who), 'compile')} {only.compile_id}{why}; "
         f"{others} {_verb(_many(others), 'do')} not"
@@ -271,7 +272,7 @@ def _extra_detail(only: RankCompile, aspect: str, words: tuple[str, str] | None)
     if aspect == "compile ids":
         return base
     shown = aspect_value(only, aspect)
-    return f"{base}: its {ASPECT_LABEL[aspect]}: {len(shown)}, first {shown[0]}"
+    return f"{base}: its {ASPECT_LABEL[aspect]}: {len(shown)}, first {headline(shown[0])}"
 
 
 def _detail(
@@ -285,9 +286,12 @@ def _detail(
 ) -> str:
     who, others = words
     if aspect == "compile ids":
+        if x.status == y.status:  # the guards differ: say where in them
+            reasons = _sequence_detail(x.recompile_reasons, y.recompile_reasons)
+            return f"{who} vs {others}: recompile reason {reasons}"
         return (
-            f"{who}: {x.status} {list(x.recompile_reasons)}; "
-            f"{others}: {y.status} {list(y.recompile_reasons)}"
+            f"{who}: {x.status} {[headline(r) for r in x.recompile_reasons]}; "
+            f"{others}: {y.status} {[headline(r) for r in y.recompile_reasons]}"
         )
     p, q = aspect_value(x, aspect), aspect_value(y, aspect)
     if aspect == "graphs" and capture is not None:
@@ -300,10 +304,12 @@ def _detail(
 def _sequence_detail(x: tuple[object, ...], y: tuple[object, ...]) -> str:
     for i, (p, q) in enumerate(zip(x, y, strict=False)):
         if p != q:
+            if isinstance(p, str) and isinstance(q, str):  # a whole reason: where it differs
+                return f"#{i + 1} {text_difference(p, q)}"
             return f"#{i + 1} is {p} vs {q}"
     if len(x) > len(y):
-        return f"{len(x)} vs {len(y)}; first extra: {x[len(y)]}"
-    return f"{len(x)} vs {len(y)}; first missing: {y[len(x)]}"
+        return f"{len(x)} vs {len(y)}; first extra: {headline(x[len(y)])}"
+    return f"{len(x)} vs {len(y)}; first missing: {headline(y[len(x)])}"
 
 
 def _graph_detail(

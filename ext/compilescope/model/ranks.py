@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..common import GRAPH_KINDS
-from .compile import Compile
+from .compile import Compile, GraphBreak
 from .graph import Graph
 
 # Collective ops as graphs print them: `torch.ops._c10d_functional.all_reduce.default`, the
@@ -42,8 +42,10 @@ _NOT_COMPARED = {
 COMPARED_GRAPHS = tuple(kind for kind in GRAPH_KINDS if kind not in _NOT_COMPARED)
 
 
-# Guards print object ids (`___check_type_id(self, 94654559507600)`): each process has its own.
+# Guards print object ids (`___check_type_id(self, 94654559507600)`) and reasons print object
+# addresses (`<function f at 0x7f3a2c1e0d30>`): each process has its own.
 _OBJECT_ID = re.compile(r"\b\d{9,}\b")
+_OBJECT_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
 
 # `/scratch/node7/job/model.py` -> `model.py`: the folder a rank runs from is not a difference.
@@ -53,7 +55,8 @@ _PY_DIRS = re.compile(r"(?:[\w.~-]*[/\\])+([\w.-]+\.py)\b")
 def without_process_ids(text: str) -> str:
     """A guard or reason with object ids, device indices and source folders left out: what is
     the same on every rank that does the same."""
-    return _PY_DIRS.sub(r"\1", without_device_index(_OBJECT_ID.sub("<id>", text)))
+    text = _OBJECT_ADDRESS.sub("0x<id>", _OBJECT_ID.sub("<id>", text))
+    return _PY_DIRS.sub(r"\1", without_device_index(text))
 
 
 def without_device_index(text: str) -> str:
@@ -115,7 +118,7 @@ class RankCompile:
     inputs: tuple[str, ...] = ()  # Dynamo graph inputs: `L_x_: f32[8][1]cpu`
     collectives: tuple[Collective, ...] = ()
     cache: tuple[str, ...] = ()  # `fx_graph_cache miss`, in log order
-    graph_breaks: tuple[str, ...] = ()  # `file.py:12: reason`
+    graph_breaks: tuple[str, ...] = ()  # `file.py:12 in fn: ` and the whole reason
     recompile_reasons: tuple[str, ...] = ()
 
     @property
@@ -132,12 +135,12 @@ def rank_compile(compile_: Compile) -> RankCompile:
             without_device_index(f"{n.name}: {n.type_text}" if n.type_text else n.name)
             for n in dynamo.placeholders
         )
-    breaks = []
-    for brk in compile_.graph_breaks:
-        where = f"{brk.location.file}:{brk.location.line}: " if brk.location else ""
-        breaks.append(
-            without_process_ids(where + (brk.reason.splitlines()[0] if brk.reason else ""))
-        )
+    # Whole records: the first line of a break's reason is torch's generic header ("Encountered
+    # graph break when attempting to trace CALL ..."), the same for `print` and `os.getpid`.
+    breaks = tuple(
+        without_process_ids(f"{where}: {brk.reason}" if (where := _user_frame(brk)) else brk.reason)
+        for brk in compile_.graph_breaks
+    )
     hashes = tuple(
         (kind, graph_hash(g)) for kind in COMPARED_GRAPHS for g in compile_.graphs.get(kind, ())
     )
@@ -149,11 +152,18 @@ def rank_compile(compile_: Compile) -> RankCompile:
         inputs=inputs,
         collectives=collectives_in(compile_),
         cache=tuple(f"{e.cache} {e.result}" for e in compile_.cache_events),
-        graph_breaks=tuple(breaks),
-        recompile_reasons=tuple(
-            without_process_ids(r.splitlines()[0]) for r in compile_.recompile_reasons if r
-        ),
+        graph_breaks=breaks,
+        recompile_reasons=tuple(without_process_ids(r) for r in compile_.recompile_reasons if r),
     )
+
+
+def _user_frame(brk: GraphBreak) -> str:
+    """`model.py:12 in forward`: the user's line of a break, with its function when known."""
+    if brk.location is None:
+        return ""
+    inner = brk.user_stack[-1] if brk.user_stack else None
+    same = inner is not None and (inner.file, inner.line) == (brk.location.file, brk.location.line)
+    return str(inner) if same else str(brk.location)
 
 
 def collectives_in(compile_: Compile) -> tuple[Collective, ...]:
