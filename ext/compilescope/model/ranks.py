@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, replace
 
 from ..common import GRAPH_KINDS
-from .compile import Compile, GraphBreak
-from .graph import Graph
+from .compile import Compile
+from .graph import Graph, SourceLoc
 
 # Collective ops as graphs print them: `torch.ops._c10d_functional.all_reduce.default`, the
 # older `c10d_functional`, the autograd-aware `_c10d_functional_autograd`, traced c10d
@@ -138,8 +138,10 @@ def rank_compile(compile_: Compile) -> RankCompile:
     # Whole records: the first line of a break's reason is torch's generic header ("Encountered
     # graph break when attempting to trace CALL ..."), the same for `print` and `os.getpid`.
     breaks = tuple(
-        without_process_ids(f"{where}: {brk.reason}" if (where := _user_frame(brk)) else brk.reason)
-        for brk in compile_.graph_breaks
+        without_process_ids(
+            f"{where}: {b.reason}" if (where := _user_frame(b.location, b.user_stack)) else b.reason
+        )
+        for b in compile_.graph_breaks
     )
     hashes = tuple(
         (kind, graph_hash(g)) for kind in COMPARED_GRAPHS for g in compile_.graphs.get(kind, ())
@@ -157,13 +159,13 @@ def rank_compile(compile_: Compile) -> RankCompile:
     )
 
 
-def _user_frame(brk: GraphBreak) -> str:
+def _user_frame(location: SourceLoc | None, stack: tuple[SourceLoc, ...]) -> str:
     """`model.py:12 in forward`: the user's line of a break, with its function when known."""
-    if brk.location is None:
+    if location is None:
         return ""
-    inner = brk.user_stack[-1] if brk.user_stack else None
-    same = inner is not None and (inner.file, inner.line) == (brk.location.file, brk.location.line)
-    return str(inner) if same else str(brk.location)
+    inner = stack[-1] if stack else None
+    same = inner is not None and (inner.file, inner.line) == (location.file, location.line)
+    return str(inner) if same else str(location)
 
 
 def collectives_in(compile_: Compile) -> tuple[Collective, ...]:
