@@ -27,6 +27,7 @@ from ..model.capture import Capture
 from ..model.graph import TensorMeta
 from ..model.held_memory import HeldMemory, HeldTensor
 from . import torch_bridge
+from .step_boundaries import hearing_steps
 
 _APPLY = torch.autograd.Function.apply.__func__.__code__  # type: ignore[attr-defined]
 # The saved-tensor hooks' stack (what torch.autograd.graph.saved_tensors_hooks pushes and
@@ -76,13 +77,8 @@ class HeldRecorder:
             _AUTOGRAD._push_saved_tensors_default_hooks(*self._hooks)
             self._pushed = True
             stack.callback(self._pop)
-            from torch.optim.optimizer import register_optimizer_step_post_hook
-
-            # Never traced either: a compiled optimizer step calls its post hooks, and Dynamo
-            # would compile our own frames (a break at each hook-stack call) into the capture.
-            step_ended = torch.compiler.disable(self._step_ended, reason=OWN_HOOK_REASON)
-            handle = register_optimizer_step_post_hook(step_ended)
-            stack.callback(handle.remove)
+            # A compiled optimizer step calls it too, and compiles as without it.
+            stack.enter_context(hearing_steps(self._step_ended))
             yield
 
     def _pop(self) -> None:

@@ -21,12 +21,13 @@ from typing import Any
 
 import torch
 
-from ..common import OWN_HOOK_REASON, human_bytes
+from ..common import human_bytes
 from ..model.kernel import OutputCode
 from ..model.timing import GraphShare, KernelTiming, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
 from .profiler_times import LABEL, device_totals, kernel_times_from_kineto
 from .session import CaptureSession
+from .step_boundaries import hearing_steps
 
 _SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
 
@@ -371,20 +372,12 @@ def timing_real_steps(
     if steps <= 0:
         yield None
         return
-    from torch.optim.optimizer import register_optimizer_step_post_hook
-
     timer = RealStepTimer(session, steps=steps, eager_steps=eager_steps)
-
-    def boundary(_optimizer: object, _args: object, _kwargs: object) -> None:
-        timer.boundary()
-
-    # A compiled optimizer step calls it too: never traced (findings know its break by reason).
-    hook = torch.compiler.disable(boundary, reason=OWN_HOOK_REASON)
-    handle = register_optimizer_step_post_hook(hook)
     try:
-        yield timer
+        # a compiled optimizer step calls it too, and compiles as without it (step_boundaries)
+        with hearing_steps(timer.boundary):
+            yield timer
     finally:
-        handle.remove()
         session.real_steps = timer.finish()
         if session.real_steps is None and (timer.steps_seen or say_no_optimizer):
             session.real_steps_note = "; ".join(timer.notes)
