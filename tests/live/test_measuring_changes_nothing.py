@@ -189,3 +189,28 @@ def test_a_capture_compiles_what_a_plain_run_compiles(workload, optimizer):
     # The user's training did the same arithmetic (the eager window runs the same code).
     for a, b in zip(weights, plain_weights, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_the_step_hook_is_heard_from_inside_a_compiled_graph():
+    # Where the optimizer's post hooks are traced into the graph (no break in torch's step
+    # wrapper, as for a fused CUDA optimizer), the compiled frame itself calls our listener
+    # after its graph: once per call, with no break and nothing added to the graph.
+    from compilescope.live import step_boundaries
+
+    torch._dynamo.reset()
+    counters.clear()
+    heard = []
+
+    @torch.compile(backend="eager", fullgraph=True)
+    def step(x):
+        y = x * 2
+        step_boundaries._post_hook(None, (), {})
+        return y + 1
+
+    with step_boundaries.hearing_steps(lambda: heard.append(1)):
+        for _ in range(3):
+            step(torch.ones(3))
+    assert len(heard) == 3 and not step_boundaries.unheard
+    assert not counters["graph_break"] and counters["stats"]["calls_captured"] == 2
+    step(torch.ones(3))  # outside: the listener is gone
+    assert len(heard) == 3
