@@ -160,6 +160,9 @@ class Compile:
     backward_metrics: dict[str, Any] = field(default_factory=dict)  # bwd_compilation_metrics
     artifacts: tuple[str, ...] = ()  # every event name logged under this id, in order
     repros: tuple[str, ...] = ()  # torch's fx_graph_runnable scripts, one per compiled graph
+    # Why its record is incomplete ("" when whole): the log ends inside it, before the
+    # compilation_metrics torch closes every compile with; its counts are of what was read.
+    incomplete: str = ""
 
     def graph(self, kind: str) -> Graph | None:
         """The (first) graph of a kind, by torch's event name; None when not logged."""

@@ -40,6 +40,8 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
         bits.append(f"{c.compile_time_s:.2f} s")
     if c.status != "ok":
         bits.append(c.status.upper())
+    if c.incomplete:  # the log ends inside it: its counts are of what was read, not the compile
+        bits.append(f"INCOMPLETE: {c.incomplete}")
     return "  ".join(bits[:1]) + ("  |  " + "  |  ".join(bits[1:]) if bits[1:] else "")
 
 

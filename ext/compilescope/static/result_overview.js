@@ -47,7 +47,10 @@ function compileTable(ctx) {
     tr.appendChild(el("td", {}, c.kernels.length || ""));
     tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
     tr.appendChild(el("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
-    tr.appendChild(el("td", {}, c.status));
+    // A compile its log ends inside: its counts are of what was read (trace/reader.py).
+    const status = el("td", {}, c.status);
+    if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
+    tr.appendChild(status);
     table.appendChild(tr);
   });
   // A narrow output scrolls the table sideways; it must not cut its last columns off.

@@ -19,8 +19,14 @@ _RANK_IN_NAME = re.compile(r"rank_(\d+)_")
 _SUFFIXES = (".log", ".log.gz")
 
 
-# What torch logs as a compile ends (its backward too, when compiled later).
-_CLOSING = ("compilation_metrics", "bwd_compilation_metrics")
+# What torch logs as a compile ends (its backward too, when compiled later), and the metrics
+# of runtime work (autotuning at a first run) it logs under a compile already closed.
+_CLOSING = (
+    "compilation_metrics",
+    "bwd_compilation_metrics",
+    "compilation_metrics_runtime",
+    "bwd_compilation_metrics_runtime",
+)
 
 
 class TraceError(ValueError):
@@ -71,13 +77,15 @@ def load_trace(path: str | os.PathLike[str]) -> Capture:
     skips = SkipCounter()
     events_seen = 0
     logs = []
+    cut_inside: set[CompileId] = set()
     for index, file in enumerate(files):
         match = _RANK_IN_NAME.search(file.name)
         # Several logs without rank names (separate processes) still must not share compile ids.
         rank = int(match.group(1)) if match else (index if len(files) > 1 else None)
         builder.strings = {}  # each process interns its own file names
         mine = SkipCounter()
-        log = _read_log(file, rank, builder, mine)
+        log, cut = _read_log(file, rank, builder, mine)
+        cut_inside |= cut
         events_seen += log.events
         if rank is not None:
             logs.append(log)
@@ -92,18 +100,29 @@ def load_trace(path: str | os.PathLike[str]) -> Capture:
     for reason, count in skips.counts.items():
         for _ in range(count):
             builder.skips.add(reason, skips.first_line.get(reason))
-    return replace(builder.build(source=str(path)), rank_logs=tuple(logs))
+    capture = builder.build(source=str(path))
+    compiles = tuple(
+        replace(c, incomplete=_CUT_INSIDE) if c.id in cut_inside else c for c in capture.compiles
+    )
+    return replace(capture, compiles=compiles, rank_logs=tuple(logs))
 
 
-def _read_log(file: Path, rank: int | None, builder: CaptureBuilder, skips: SkipCounter) -> RankLog:
-    """Feed one log's events to `builder`; what it read, where it ends and what it lost."""
+_CUT_INSIDE = "the log ends inside it (no compilation_metrics): counts are of what was read"
+
+
+def _read_log(
+    file: Path, rank: int | None, builder: CaptureBuilder, skips: SkipCounter
+) -> tuple[RankLog, set[CompileId]]:
+    """Feed one log's events to `builder`; what it read, where it ends and what it lost, and
+    the compiles it ends inside."""
     try:
         text, cut = _read(file)
     except OSError as error:
         skips.add(f"file cannot be read ({type(error).__name__}: {error})", None)
-        return RankLog(
+        log = RankLog(
             rank or 0, file.name, ends_early="the file cannot be read", skipped=_of(skips)
         )
+        return log, set()
     if cut:  # a cut-off .gz: keep what was read before it
         skips.add(f"file ends early ({cut})", None)
     events, last, seen = 0, None, 0
@@ -113,6 +132,7 @@ def _read_log(file: Path, rank: int | None, builder: CaptureBuilder, skips: Skip
     # keyed by the header's id fields (a CompileId per event would cost a tenth of the read).
     opened: dict[str, Any] = {}
     closed: set[tuple[object, ...]] = set()
+    headers: dict[tuple[object, ...], dict[str, Any]] = {}  # every compile's first event
     for event in parse_text(text, skips, rank):
         if skips.total != seen:
             # Entries lost mid-log: they belong to the compile before them or the one after.
@@ -125,6 +145,7 @@ def _read_log(file: Path, rank: int | None, builder: CaptureBuilder, skips: Skip
         key = _id_key(meta)
         if key[:2] != (None, None) and event.name != "chromium_event":
             opened = meta  # chromium events time stages: not where a log ends
+            headers.setdefault(key, meta)
             if event.name in _CLOSING:
                 closed.add(key)
             else:  # more of it after its metrics (a lazy backward compile): open again
@@ -148,7 +169,11 @@ def _read_log(file: Path, rank: int | None, builder: CaptureBuilder, skips: Skip
     for header in skips.dropped:  # records dropped for their payload name their compile
         if last_line is not None and header["line"] < last_line:
             damaged.add(str(replace(CompileId.from_metadata(header, rank), rank=None)))
-    return RankLog(
+    cut_inside: set[CompileId] = set()
+    if ends:
+        keys = _cut_inside(headers, closed, _id_key(opened) if opened else None)
+        cut_inside = {CompileId.from_metadata(headers[k], rank) for k in keys}
+    log = RankLog(
         rank=rank or 0,
         file=file.name,
         events=events,
@@ -159,6 +184,29 @@ def _read_log(file: Path, rank: int | None, builder: CaptureBuilder, skips: Skip
         last_event=named,
         damaged=tuple(sorted(damaged - {"-/-", ""})),
     )
+    return log, cut_inside
+
+
+def _cut_inside(
+    headers: dict[tuple[object, ...], dict[str, Any]],
+    closed: set[tuple[object, ...]],
+    last: tuple[object, ...] | None,
+) -> list[tuple[object, ...]]:
+    """The compiles a log that ends early ends inside: the last one logged when its closing
+    metrics were not read, and any Dynamo compile left open without a later attempt (a
+    restarted attempt and compiled autograd's own id are never closed, in whole logs too)."""
+    found = []
+    for key in headers:
+        if key in closed:
+            continue
+        superseded = any(o[:3] == key[:3] and _attempt(o) > _attempt(key) for o in headers)
+        if key == last or (key[1] is not None and not superseded):
+            found.append(key)
+    return found
+
+
+def _attempt(key: tuple[object, ...]) -> int:
+    return key[3] if isinstance(key[3], int) else 0  # runtime metrics log no attempt
 
 
 def _id_key(meta: dict[str, Any]) -> tuple[object, ...]:

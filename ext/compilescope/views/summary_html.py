@@ -52,7 +52,8 @@ def _row(c: Compile, files: dict[str, int]) -> str:
         else ""
     )
     time = f"{c.compile_time_s:.2f} s" if c.compile_time_s is not None else ""
-    cells = [str(c.id), _cell(c, files), stages, str(len(c.kernels) or ""), saved, time, c.status]
+    status = f"{c.status}; INCOMPLETE: {c.incomplete}" if c.incomplete else c.status
+    cells = [str(c.id), _cell(c, files), stages, str(len(c.kernels) or ""), saved, time, status]
     return "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>"
 
 

@@ -276,6 +276,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
     return {
         "id": str(c.id),
         "status": c.status,
+        "incomplete": c.incomplete,  # why its record is incomplete ("" when whole)
         "frame": {
             "function": f.function,
             "file": f.file,

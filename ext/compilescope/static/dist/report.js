@@ -1390,7 +1390,9 @@ function compileTable(ctx) {
     tr.appendChild(el("td", {}, c.kernels.length || ""));
     tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
     tr.appendChild(el("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
-    tr.appendChild(el("td", {}, c.status));
+    const status = el("td", {}, c.status);
+    if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
+    tr.appendChild(status);
     table.appendChild(tr);
   });
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
