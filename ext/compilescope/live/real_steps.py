@@ -23,11 +23,12 @@ import torch
 
 from ..common import human_bytes
 from ..model.kernel import OutputCode
-from ..model.timing import GraphShare, KernelTiming, RealSteps, Sample
+from ..model.timing import GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
 from .profiler_times import LABEL, device_totals, kernel_times_from_kineto
 from .session import CaptureSession
 from .step_boundaries import hearing_steps
+from .step_context import optimizer_seen, step_settings
 
 _SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
 
@@ -79,8 +80,11 @@ class RealStepTimer:
         self._prof: Any = None
         self._stance: Any = None
         self._compiled: dict[str, Any] = {}
+        self._step_context: dict[str, Any] = {}
         self._walls: list[float] = []
         self._boundaries = 0  # optimizer steps ended so far
+        self._optimizers: dict[int, OptimizerSeen] = {}  # id -> each optimizer stepped eagerly
+        self._opt_starts: list[tuple[int, Any]] = []  # (its step's index, mark) in the window
         self._first: dict[str, int] = {}  # window -> index of its first step (0-based)
 
     # --- the user's steps ----------------------------------------------------------------------
@@ -96,6 +100,32 @@ class RealStepTimer:
             self._leave_eager()
             self.state = "done"
 
+    def starting(self, optimizer: object) -> None:
+        """An optimizer step starts in eager code: who it is, and when (in the clean window)."""
+        if self.state == "done":
+            return
+        try:
+            if id(optimizer) not in self._optimizers:
+                self._optimizers[id(optimizer)] = optimizer_seen(optimizer)
+            if self.state == "wall":
+                self._opt_starts.append((len(self._marks), self._now()))
+        except Exception as error:  # never the user's step
+            self.notes.append(f"optimizer timing stopped: {type(error).__name__}: {error}")
+
+    def _optimizer_time(self) -> float | None:
+        """Median wall time per step inside eager optimizer steps (start to the step's end)."""
+        per_step: dict[int, float] = {}
+        for index, start in self._opt_starts:
+            if 0 < index < len(self._marks):
+                end = self._marks[index]
+                took = start.elapsed_time(end) / 1e3 if self._gpu else end - start
+                per_step[index] = per_step.get(index, 0.0) + took
+        if not per_step:
+            return None
+        # a step with no eager optimizer step spent nothing there
+        values = [per_step.get(i, 0.0) for i in range(1, len(self._marks))]
+        return statistics.median(values)
+
     def _advance(self) -> None:
         self._boundaries += 1
         heard = self.session.heard
@@ -104,6 +134,7 @@ class RealStepTimer:
         if self.state in ("wall", "split") and compiling:
             # A recompile (or autotuning) inside the window: start over once it settles.
             self.notes.append("something compiled during the timed steps; timed later steps")
+            self._opt_starts = []
             self._close_window()
             self.state, self._quiet = "settling", 0
             return
@@ -111,13 +142,17 @@ class RealStepTimer:
             self._quiet = 0 if compiling else self._quiet + 1
             if self._quiet >= self.settle:
                 self._gpu = torch.cuda.is_available() and torch.cuda.is_initialized()
-                self._marks = [self._now()]
+                self._marks, self._opt_starts = [self._now()], []
                 self._first["compiled"] = self._boundaries  # the next step's index
                 self.state = "wall"
         elif self.state == "wall":
             self._marks.append(self._now())
             if len(self._marks) > self.steps:
-                self._walls = self._durations(self._marks)
+                self._walls = self._durations(self._marks)  # synchronizes: events are done
+                self._step_context = {
+                    "optimizer_s": self._optimizer_time(),
+                    "settings": step_settings(self._gpu),
+                }
                 self._open_window()
         elif self.state == "split":
             self._marks.append(self._now())
@@ -324,7 +359,13 @@ class RealStepTimer:
 
     def _publish(self) -> None:
         device = "cuda" if self._gpu else "cpu"
-        self.result = RealSteps(device=device, note="; ".join(self.notes), **self._compiled)
+        self.result = RealSteps(
+            device=device,
+            note="; ".join(self.notes),
+            optimizers=tuple(self._optimizers.values()),
+            **self._step_context,
+            **self._compiled,
+        )
 
     @property
     def steps_seen(self) -> int:
@@ -375,7 +416,7 @@ def timing_real_steps(
     timer = RealStepTimer(session, steps=steps, eager_steps=eager_steps)
     try:
         # a compiled optimizer step calls it too, and compiles as without it (step_boundaries)
-        with hearing_steps(timer.boundary):
+        with hearing_steps(timer.boundary, timer.starting):
             yield timer
     finally:
         session.real_steps = timer.finish()

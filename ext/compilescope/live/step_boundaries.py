@@ -33,8 +33,11 @@ from torch._dynamo.comptime import comptime
 from ..common import OWN_HOOK_REASON
 
 _LISTENERS: list[Callable[[], None]] = []
+# Told when an optimizer step starts in eager code, with the optimizer (a compiled step is
+# never announced: nothing of ours may run inside it, and its time is the graph's).
+_STARTERS: list[Callable[[object], None]] = []
 _GLOBAL_NAME = "__compilescope_step_ended"
-_handle: Any = None
+_handles: list[Any] = []
 # Why a compiled optimizer step could not be followed (torch's private API moved), or "".
 unheard = ""
 
@@ -45,6 +48,12 @@ def _step_ended() -> None:
     ever traced, also when it is called from a compiled frame's bytecode."""
     for listener in list(_LISTENERS):
         listener()
+
+
+@torch.compiler.disable(reason=OWN_HOOK_REASON)
+def _step_starting(optimizer: object) -> None:
+    for starter in list(_STARTERS):
+        starter(optimizer)
 
 
 def _after_graph(ctx: Any) -> None:
@@ -69,6 +78,12 @@ def _post_hook(_optimizer: object, _args: object, _kwargs: object) -> None:
     comptime(_after_graph, _step_ended)
 
 
+def _pre_hook(optimizer: object, _args: object, _kwargs: object) -> None:
+    # Under Dynamo `is_compiling()` is a constant True: the branch is never traced.
+    if not torch.compiler.is_compiling():
+        _step_starting(optimizer)
+
+
 def _skip_as_frame() -> None:
     """Called from eager code while Dynamo's frame callback is on (the eager part of a frame
     with a break), the hook would be compiled as a frame of its own: Dynamo skips it instead.
@@ -77,6 +92,7 @@ def _skip_as_frame() -> None:
         from torch._dynamo.eval_frame import skip_code
 
         skip_code(_post_hook.__code__)
+        skip_code(_pre_hook.__code__)
     except Exception:  # pragma: no cover - older torch: at worst an empty frame of ours
         pass
 
@@ -85,24 +101,39 @@ _skip_as_frame()
 
 
 @contextlib.contextmanager
-def hearing_steps(listener: Callable[[], None]) -> Iterator[None]:
-    """Inside, `listener()` is called at the end of every optimizer step, eager or compiled.
+def hearing_steps(
+    listener: Callable[[], None], starting: Callable[[object], None] | None = None
+) -> Iterator[None]:
+    """Inside, `listener()` is called at the end of every optimizer step, eager or compiled,
+    and `starting(optimizer)` at the start of every step that runs eagerly.
 
-    One hook serves every listener: it is registered with the first and removed with the
-    last, so Dynamo sees the same hooks dict whoever listens."""
-    global _handle
-    from torch.optim.optimizer import register_optimizer_step_post_hook
+    One pair of hooks serves every listener: registered with the first and removed with the
+    last, so Dynamo sees the same hooks dicts whoever listens."""
+    from torch.optim.optimizer import (
+        register_optimizer_step_post_hook,
+        register_optimizer_step_pre_hook,
+    )
 
     _LISTENERS.append(listener)
-    if _handle is None:
-        _handle = register_optimizer_step_post_hook(_post_hook)
+    if starting is not None:
+        _STARTERS.append(starting)
+    if not _handles:
+        _handles.append(register_optimizer_step_pre_hook(_pre_hook))
+        _handles.append(register_optimizer_step_post_hook(_post_hook))
     try:
         yield
     finally:
         _LISTENERS.remove(listener)
-        if not _LISTENERS and _handle is not None:
-            _handle.remove()
-            _handle = None
+        if starting is not None:
+            _STARTERS.remove(starting)
+        if not _LISTENERS and not _STARTERS:
+            while _handles:
+                _handles.pop().remove()
 
 
-__all__ = ["hearing_steps", "unheard"]
+def registered() -> bool:
+    """Whether our optimizer hooks are on (for the check that a capture leaves nothing)."""
+    return bool(_handles)
+
+
+__all__ = ["hearing_steps", "registered", "unheard"]

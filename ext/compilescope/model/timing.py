@@ -94,6 +94,34 @@ class GraphShare:
 
 
 @dataclass(frozen=True)
+class OptimizerSeen:
+    """An optimizer whose steps a capture followed: what it is, and how its step ran.
+
+    `foreach` / `fused` are the flags it was built with (None: torch's default, which is
+    foreach on CUDA where every parameter is on CUDA); `eager`: its step ran as Python, outside
+    any compiled graph. `file` / `line` / `code`: where the user's code builds it, when found."""
+
+    name: str  # the class, e.g. "AdamW"
+    params: int  # parameter tensors it updates
+    foreach: bool | None = None
+    fused: bool | None = None
+    eager: bool = True
+    file: str = ""
+    line: int = 0
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class StepSettings:
+    """The settings of the moment that decide how fast a step can be (read when it was timed)."""
+
+    device_name: str = ""  # e.g. "NVIDIA H100 80GB HBM3"
+    tf32_capable: bool = False  # a GPU whose tensor cores run TF32 (compute capability >= 8)
+    matmul_precision: str = ""  # torch.get_float32_matmul_precision(): highest, high, medium
+    cudnn_tf32: bool | None = None  # torch.backends.cudnn.allow_tf32 (convolutions)
+
+
+@dataclass(frozen=True)
 class RealSteps:
     """The user's own steps, timed while they ran (not re-runs of single graphs): wall time per
     step with every compiled graph's kernels, and the rest of the step split out.
@@ -128,6 +156,11 @@ class RealSteps:
     step_walls: tuple[float, ...] = ()
     eager_walls: tuple[float, ...] = ()
     note: str = ""  # what was skipped and why (no optimizer step, a recompile in the window)
+    # Wall time per compiled step spent inside eager optimizer steps (pre hook to post hook),
+    # median over `compiled`'s steps; None where no optimizer step ran eagerly.
+    optimizer_s: float | None = None
+    optimizers: tuple[OptimizerSeen, ...] = ()
+    settings: StepSettings | None = None
 
     @property
     def graphs_s(self) -> float:

@@ -1,0 +1,63 @@
+"""What a timed step ran with: its optimizers (kind, flags, where built) and the speed settings."""
+
+from __future__ import annotations
+
+import linecache
+import re
+import sys
+
+import torch
+
+from ..model.finding import is_library
+from ..model.timing import OptimizerSeen, StepSettings
+
+
+def optimizer_seen(optimizer: object) -> OptimizerSeen:
+    """The optimizer as data; where the user's code builds it, read from the source of the
+    first frame outside torch and installed packages that led to its step."""
+    name = type(optimizer).__name__
+    groups = getattr(optimizer, "param_groups", [])
+    defaults = getattr(optimizer, "defaults", {}) or {}
+    file, line, code = _built_at(name)
+    return OptimizerSeen(
+        name=name,
+        params=sum(len(g.get("params", ())) for g in groups),
+        foreach=defaults.get("foreach"),
+        fused=defaults.get("fused"),
+        eager=True,
+        file=file,
+        line=line,
+        code=code,
+    )
+
+
+def _built_at(name: str) -> tuple[str, int, str]:
+    frame = sys._getframe(1)
+    while frame is not None and is_library(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return "", 0, ""
+    file = frame.f_code.co_filename
+    built = re.compile(rf"\b{re.escape(name)}\s*\(")
+    for number, text in enumerate(linecache.getlines(file), 1):
+        if built.search(text) and not text.lstrip().startswith(("#", "import", "from")):
+            return file, number, text.strip()
+    return file, 0, ""
+
+
+def step_settings(gpu: bool) -> StepSettings:
+    """The settings of the moment that decide how fast matmuls and convolutions run."""
+    precision = torch.get_float32_matmul_precision()
+    if not gpu:
+        return StepSettings(device_name="cpu", matmul_precision=precision)
+    index = torch.cuda.current_device()
+    major, _minor = torch.cuda.get_device_capability(index)
+    return StepSettings(
+        device_name=torch.cuda.get_device_name(index),
+        tf32_capable=major >= 8,  # Ampere and later run TF32 on tensor cores
+        matmul_precision=precision,
+        cudnn_tf32=bool(torch.backends.cudnn.allow_tf32),
+    )
+
+
+__all__ = ["optimizer_seen", "step_settings"]

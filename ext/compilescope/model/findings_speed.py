@@ -1,0 +1,224 @@
+"""Speed findings from the user's real steps: where the step's time goes, and what makes it faster.
+
+Each finding is detected from what was measured in the real steps (`Timings.real_steps`), never
+guessed from the code alone, and carries its cost as time per step and share of the step. A
+cause below `SHOWN_SHARE` of the step is not a finding.
+"""
+
+from __future__ import annotations
+
+from .capture import Capture
+from .finding import Cost, Finding, Fix, Place, Setting
+from .findings_perf import op_of
+from .kernel_table import kernel_rows
+from .timing import OptimizerSeen, RealSteps
+
+SHOWN_SHARE = 0.10
+# Optimizers with a fused implementation (torch/optim: `_fused_*`; CUDA, and CPU since torch
+# 2.4 for Adam, AdamW, SGD and Adagrad).
+_FUSED = {"Adam", "AdamW", "SGD", "Adagrad"}
+_MATMULS = {"mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_mm"}
+# The idle share above which a GPU step is launch- or host-bound: the device waits for the CPU
+# most of the step (issue 31's CNN: 75% between kernels).
+_IDLE_SHARE = 0.30
+
+
+def speed_findings(capture: Capture) -> list[Finding]:
+    """The speed findings of a capture with real steps (none without them)."""
+    real = capture.timings.real_steps if capture.timings else None
+    if real is None or real.compiled.median_s <= 0:
+        return []
+    found = [
+        *_optimizer_findings(capture, real),
+        *_launch_bound_findings(capture, real),
+        *_tf32_findings(capture, real),
+    ]
+    return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE]
+
+
+def _where(o: OptimizerSeen, cells: dict[str, int]) -> Place | None:
+    if not o.file or not o.line:
+        return None
+    return Place(o.file, o.line, code=o.code, cell=cells.get(o.file))
+
+
+def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
+    eager = [o for o in real.optimizers if o.eager]
+    if not eager or real.optimizer_s is None:
+        return []
+    wall = real.compiled.median_s
+    share = real.optimizer_s / wall
+    o = max(eager, key=lambda o: o.params)
+    where = _where(o, capture.cells)
+    flags = f"foreach={o.foreach}, fused={o.fused}"
+    default = " (torch's default: foreach on CUDA)" if o.foreach is None and not o.fused else ""
+    what = (
+        f"The optimizer `{o.name}` runs eagerly, outside the compiled graphs: "
+        f"{real.optimizer_s * 1e3:.3f} ms per step ({share:.0%} of the step), over "
+        f"{o.params} parameter tensors, {flags}{default}."
+    )
+    fixes = []
+    if o.name in _FUSED and not o.fused:
+        fixes.append(
+            Fix(
+                "code",
+                "a fused optimizer",
+                change=f"build it with `fused=True`: torch.optim.{o.name}(..., fused=True)",
+                where=where,
+                tradeoff="one kernel per step for all parameters; all parameters on one device "
+                "type (CUDA, or CPU since torch 2.4) and floating point",
+                source="torch.optim docs (fused implementations)",
+            )
+        )
+    if not o.foreach and not o.fused:
+        fixes.append(
+            Fix(
+                "code",
+                "a foreach optimizer",
+                change=f"build it with `foreach=True`: torch.optim.{o.name}(..., foreach=True)",
+                where=where,
+                tradeoff="groups the per-parameter ops into a few multi-tensor kernels; holds "
+                "intermediates for all parameters at once (more peak memory)",
+                source="torch.optim docs (foreach implementations)",
+            )
+        )
+    fixes.append(
+        Fix(
+            "code",
+            "compile the optimizer step",
+            change="compile the step: `opt_step = torch.compile(opt.step)` and call "
+            "`opt_step()` instead of `opt.step()` (or compile the whole training step)",
+            where=where,
+            tradeoff="one more compile (seconds to a minute); a learning-rate scheduler "
+            "should keep the rate in a tensor (`lr=torch.tensor(...)`) to avoid recompiles",
+            source="PyTorch tutorial: compiling the optimizer",
+        )
+    )
+    return [
+        Finding(
+            kind="eager_optimizer",
+            what=what,
+            key=f"eager_optimizer:{o.name}",
+            user=where,
+            cost=Cost(
+                step_s=real.optimizer_s,
+                share=share,
+                note="wall time per step inside the optimizer's step, measured in the real steps",
+            ),
+            fixes=tuple(fixes),
+        )
+    ]
+
+
+def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
+    if real.busy_s is None or not real.device.startswith("cuda"):
+        return []  # only a GPU profile tells device time from waiting
+    wall = real.compiled.median_s
+    idle = max(wall - real.busy_s, 0.0)
+    # Time inside an eager optimizer is its own finding: count only the rest here.
+    idle_rest = max(idle - (real.optimizer_s or 0.0), 0.0)
+    share = idle_rest / wall
+    if share < _IDLE_SHARE:
+        return []
+    calls = sum(k.calls_per_run for k in real.kernels)
+    kernel_s = sum(k.time.median_s * k.calls_per_run for k in real.kernels)
+    typical = kernel_s / calls if calls else 0.0
+    graphs = len({(g.compile_id, g.role) for g in real.graphs})
+    what = (
+        f"The GPU is idle {idle * 1e3:.3f} ms of the {wall * 1e3:.3f} ms step "
+        f"({idle / wall:.0%}): the step is bound by kernel launches and Python between them "
+        f"({calls:.0f} compiled kernel launches per step in {graphs} graph"
+        f"{'' if graphs == 1 else 's'}, {typical * 1e6:.1f} us each on average)."
+    )
+    cudagraphs = Setting("mode", "compile_kwarg", "reduce-overhead")
+    fixes = (
+        Fix(
+            "setting",
+            "CUDA graphs",
+            (cudagraphs,),
+            tradeoff="replays each graph's kernels with one launch; keeps static copies of "
+            "inputs and outputs (more memory); does not apply to graphs with dynamic shapes, "
+            "CPU tensors or mutated inputs (torch says which, and runs those without)",
+            source="torch.compile docs (mode='reduce-overhead')",
+        ),
+        Fix(
+            "code",
+            "fewer, bigger launches",
+            change="fewer graphs (remove graph breaks; compile the whole step) and a bigger "
+            "batch per step, so each launch does more work",
+            tradeoff="a bigger batch changes the optimisation (learning rate); needs memory",
+            source="PyTorch performance tuning guide",
+        ),
+    )
+    return [
+        Finding(
+            kind="launch_bound",
+            what=what,
+            key="launch_bound",
+            compile_ids=tuple(dict.fromkeys(g.compile_id for g in real.graphs)),
+            cost=Cost(
+                step_s=idle_rest,
+                share=share,
+                note="wall time per step the GPU ran no kernel (outside the optimizer)",
+            ),
+            fixes=fixes,
+        )
+    ]
+
+
+def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
+    s = real.settings
+    if s is None or not s.tf32_capable or s.matmul_precision != "highest":
+        return []
+    step_s = share = 0.0
+    ids: list[str] = []
+    for row in kernel_rows(capture):
+        op, _aten = op_of(row["kernel"])
+        if op in _MATMULS and _is_fp32(capture, row["compile_id"], op):
+            step_s += row["per_step_s"] or 0.0
+            share += row["share"] or 0.0
+            ids.append(row["compile_id"])
+    if not ids:
+        return []
+    setting = Setting("torch.backends.cuda.matmul.allow_tf32", "set", True)
+    what = (
+        f"Matmuls run in full fp32 on a GPU with TF32 tensor cores ({s.device_name}): "
+        f"{step_s * 1e3:.3f} ms per step ({share:.0%} of the step); "
+        "torch.get_float32_matmul_precision() is 'highest'."
+    )
+    return [
+        Finding(
+            kind="fp32_matmul",
+            what=what,
+            key="fp32_matmul",
+            compile_ids=tuple(dict.fromkeys(ids)),
+            cost=Cost(step_s=step_s, share=share, note="fp32 library matmuls' time per step"),
+            fixes=(
+                Fix(
+                    "setting",
+                    'torch.set_float32_matmul_precision("high")',
+                    (setting,),
+                    tradeoff="TF32 keeps fp32's range with a 10-bit mantissa (about 3 decimal "
+                    "digits) in matmul inputs: check the loss curve; bf16 autocast goes further",
+                    source="torch.set_float32_matmul_precision docs",
+                ),
+            ),
+        )
+    ]
+
+
+def _is_fp32(capture: Capture, compile_id: str, op: str) -> bool:
+    """Whether the compile's matmuls of this op work on fp32 tensors (post-grad nodes)."""
+    try:
+        c = capture[compile_id]
+    except (KeyError, IndexError, ValueError):
+        return False
+    target = f"aten.{op}."
+    for g in c.graphs.get("inductor_post_grad_graph", ()):
+        dtypes = [t.dtype for n in g.nodes if target in n.target for t in n.tensors]
+        if dtypes:
+            return all(d == "f32" for d in dtypes)
+    return False
+
+
+__all__ = ["SHOWN_SHARE", "speed_findings"]
