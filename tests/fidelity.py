@@ -20,7 +20,8 @@ def model_stages(compile_: Compile) -> Counter:
     """What the model holds of each stage, counted like tlparse counts artifacts."""
     stages = Counter({kind: len(graphs) for kind, graphs in compile_.graphs.items()})
     stages["inductor_output_code"] = len(compile_.output_code)
-    stages["dynamo_graph_break_reason"] = len(compile_.graph_breaks)
+    # tlparse counts every message; the model keeps breaks and fallbacks to eager apart.
+    stages["dynamo_graph_break_reason"] = len(compile_.breaks_and_fallbacks)
     stages["recompile_reasons"] = int(bool(compile_.recompile_reasons))
     stages["dynamo_cpp_guards_str"] = int(bool(compile_.guards))
     return Counter({k: v for k, v in stages.items() if v and k in STAGES})

@@ -37,11 +37,14 @@ def of_kind(found, *kinds):
 def test_gpt2_logging_breaks_are_one_finding_with_the_fix_torch_names(loaded, registry):
     found = findings(loaded("gpt2"), registry)
     breaks = of_kind(found, *BREAKS)
-    assert len(breaks) == 1  # three frames break at the same logging call: one cause
+    assert len(breaks) == 1  # three frames stop at the same logging call: one cause
     (f,) = breaks
     assert found[0] is f  # it costs the most
     assert f.kind == "graph_break" and "`logger.warning_once`" in f.what
-    assert (f.counts.breaks, f.counts.restarts, f.counts.frames) == (3, 3, 3)
+    # Two breaks, as Dynamo counts them (wrapper, loss_function); `forward` cannot resume from
+    # the same call and runs the rest eagerly: a fallback, not a third break.
+    assert (f.counts.breaks, f.counts.restarts, f.counts.frames) == (2, 3, 3)
+    assert f.counts.partly_eager_frames == 1 and "the rest of `forward` runs eagerly" in f.what
     assert f.compile_ids == ("0/0", "0/0_1", "1/0", "1/0_1", "2/0", "2/0_1")
     # Where: the user's own line, and the library line that breaks.
     assert (f.user.file.endswith("tests/workloads.py"), f.user.line) == (True, 81)
@@ -65,7 +68,7 @@ def test_gpt2_logging_breaks_are_one_finding_with_the_fix_torch_names(loaded, re
         "torch._dynamo.config.ignore_logging_functions.add("
         "transformers.modeling_utils.logger.warning_once)"
     )
-    assert f.cost.graphs == 3 and f.cost.compile_s == pytest.approx(1.328, abs=0.01)
+    assert f.cost.graphs == 2 and f.cost.compile_s == pytest.approx(1.328, abs=0.01)
 
 
 def test_print_break_is_placed_at_the_users_line(loaded, registry):
@@ -139,7 +142,7 @@ def test_text_summary(loaded, registry):
     summary = text(findings(loaded("gpt2"), registry))
     first = summary.split("\n2.")[0]
     assert first.startswith("1. [graph break] The logging call `logger.warning_once`")
-    assert "(GB0291)" in first and "3 breaks, 3 restarts" in first
+    assert "(GB0291)" in first and "2 breaks, 3 restarts, 1 partly eager frame" in first
     assert "where: tests/workloads.py:81" in first and "modeling_utils.py:4769" in first
     assert "fix: torch._dynamo.config.ignore_logging_functions.add(" in first
     assert text(()).startswith("no findings")

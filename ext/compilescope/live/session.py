@@ -171,9 +171,9 @@ class CaptureSession:
 
         files = (
             {c.frame.file for c in capture}
-            | {b.location.file for c in capture for b in c.graph_breaks if b.location}
+            | {b.location.file for c in capture for b in c.breaks_and_fallbacks if b.location}
             # a break inside a library: the user's own line is further up its stack
-            | {loc.file for c in capture for b in c.graph_breaks for loc in b.user_stack}
+            | {loc.file for c in capture for b in c.breaks_and_fallbacks for loc in b.user_stack}
             | {loc.file for c in capture for k in c.kernels for loc in k.source_lines}
             # torch.compile(module) compiles a frame inside torch; the cell that called it counts
             | {caller.file for c in capture if c.frame.in_torch and (caller := c.frame.caller())}

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..common import KIND_ALIASES, OWN_HOOK_REASON, short_path
+from .breaks import Fallback, break_message, fallback_scope
+from .breaks import GraphBreak as GraphBreak  # defined here before breaks.py: still importable
 from .compile_id import CompileId
 from .finding import is_library
 from .graph import Graph, SourceLoc
@@ -83,22 +85,7 @@ class Frame:
 
 
 OWN_HOOK_STATUS = "eager at compilescope's hook"
-
-
-@dataclass(frozen=True)
-class GraphBreak:
-    """Why Dynamo broke the graph, and at which user line."""
-
-    reason: str
-    location: SourceLoc | None = None
-    user_stack: tuple[SourceLoc, ...] = ()
-    text: str = ""  # torch's full message
-    cell: int | None = None  # the notebook cell of `location`, when it is one
-
-    @property
-    def at_own_hook(self) -> bool:
-        """A break at one of compilescope's own hooks: the code without it has no such call."""
-        return OWN_HOOK_REASON in (self.text or self.reason)
+FALLBACK_STATUS = "eager (fallback)"
 
 
 @dataclass(frozen=True)
@@ -146,7 +133,8 @@ class Compile:
     frame: Frame = field(default_factory=Frame)
     graphs: dict[str, tuple[Graph, ...]] = field(default_factory=dict)
     output_code: tuple[OutputCode, ...] = ()
-    graph_breaks: tuple[GraphBreak, ...] = ()
+    graph_breaks: tuple[GraphBreak, ...] = ()  # the breaks Dynamo's counter counts
+    fallbacks: tuple[Fallback, ...] = ()  # where Dynamo left code to eager instead (breaks.py)
     guards: str = ""  # Dynamo's guard tree text (dynamo_cpp_guards_str)
     recompile_reasons: tuple[str, ...] = ()
     restart_reasons: tuple[str, ...] = ()
@@ -164,10 +152,25 @@ class Compile:
     # compilation_metrics torch closes every compile with; its counts are of what was read.
     incomplete: str = ""
 
+    def __post_init__(self) -> None:
+        # A capture saved before fallbacks had their own field holds them among the breaks.
+        if any(fallback_scope(b.reason) for b in self.graph_breaks):
+            records = [break_message(b.reason, b.location, b.user_stack, b.text, b.cell)
+                       for b in self.graph_breaks]  # fmt: skip
+            breaks = tuple(r for r in records if isinstance(r, GraphBreak))
+            fallbacks = tuple(r for r in records if isinstance(r, Fallback))
+            object.__setattr__(self, "graph_breaks", breaks)
+            object.__setattr__(self, "fallbacks", self.fallbacks + fallbacks)
+
     def graph(self, kind: str) -> Graph | None:
         """The (first) graph of a kind, by torch's event name; None when not logged."""
         found = self.graphs.get(kind) or self.graphs.get(KIND_ALIASES.get(kind, ""))
         return found[0] if found else None
+
+    @property
+    def breaks_and_fallbacks(self) -> tuple[GraphBreak | Fallback, ...]:
+        """Every graph-break message Dynamo logged (its `dynamo_graph_break_reason` events)."""
+        return (*self.graph_breaks, *self.fallbacks)
 
     @property
     def kernels(self) -> tuple[Kernel, ...]:
@@ -257,12 +260,16 @@ class Compile:
 
     @property
     def status(self) -> str:
-        """ok, failed, restarted (Dynamo restarted analysis), empty (nothing compiled), or
-        "eager at compilescope's hook": Dynamo left the frame to eager at one of compilescope's
-        own optimizer-step hooks (the rest of torch's step wrapper, which compiles nothing)."""
+        """ok, failed, restarted (Dynamo restarted analysis), empty (nothing compiled),
+        "eager (fallback)": Dynamo skipped the frame at a graph break it could not handle and
+        runs it eagerly, or "eager at compilescope's hook": Dynamo left the frame to eager at
+        one of compilescope's own optimizer-step hooks (the rest of torch's step wrapper,
+        which compiles nothing)."""
         if self.failure:
-            return OWN_HOOK_STATUS if OWN_HOOK_REASON in self.failure else "failed"
-        if (self.restart_reasons or self.graph_breaks) and not self.graphs:
+            if OWN_HOOK_REASON in self.failure:
+                return OWN_HOOK_STATUS
+            return FALLBACK_STATUS if any(f.scope == "frame" for f in self.fallbacks) else "failed"
+        if (self.restart_reasons or self.graph_breaks or self.fallbacks) and not self.graphs:
             return "restarted"  # Dynamo hit a break, and compiles again as attempt _1
         if not self.graphs and not self.output_code:
             return "empty"

@@ -137,14 +137,15 @@ class TorchText:
 
 @dataclass(frozen=True)
 class Counts:
-    """How often: graph breaks, Dynamo restarts, recompiles, frames it touches, frames it
-    leaves uncompiled (eager), calls that ran eagerly because of it."""
+    """How often: graph breaks (as Dynamo counts them), Dynamo restarts, recompiles, frames it
+    touches, frames it leaves uncompiled (eager), frames whose rest after it runs eagerly."""
 
     breaks: int = 0
     restarts: int = 0
     recompiles: int = 0
     frames: int = 0
     eager_frames: int = 0
+    partly_eager_frames: int = 0
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,11 @@ SHARE_WEIGHT = {"fallback_op": 60.0, "hot_kernel": 30.0}
 
 
 def score(finding: Finding) -> float:
-    """The rank of a finding: its kind's severity, plus 5 per break, restart, recompile or
-    uncompiled frame (up to 10 of them), 2 per second of compile time it makes (up to 30 s),
-    points for its share of the step, and up to 20 for the memory a fix saves."""
+    """The rank of a finding: its kind's severity, plus 5 per break, restart, recompile,
+    uncompiled or partly eager frame (up to 10 of them), 2 per second of compile time it makes
+    (up to 30 s), points for its share of the step, and up to 20 for the memory a fix saves."""
     n, cost = finding.counts, finding.cost
-    events = n.breaks + n.restarts + n.recompiles + n.eager_frames
+    events = n.breaks + n.restarts + n.recompiles + n.eager_frames + n.partly_eager_frames
     total = SEVERITY.get(finding.kind, 0.0) + 5.0 * min(events, 10)
     total += 2.0 * min(cost.compile_s or 0.0, 30.0)
     total += SHARE_WEIGHT.get(finding.kind, 0.0) * (cost.share or 0.0)
@@ -112,6 +112,7 @@ def often_text(f: Finding) -> str:
             (n.restarts, "restart"),
             (n.recompiles, "recompile"),
             (n.eager_frames, "uncompiled frame"),
+            (n.partly_eager_frames, "partly eager frame"),
         )
         if value
     ]

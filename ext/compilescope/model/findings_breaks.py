@@ -5,15 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .breaks import Fallback, GraphBreak
 from .capture import Capture
-from .compile import Compile, GraphBreak
+from .compile import Compile
 from .finding import Cost, Counts, Finding, Fix, Place, TorchText
 from .findings_places import FrameKey, frame_key, frame_of, split_places
 from .torch_hints import Registry, hint_fixes, torch_texts
 
 _DATA_DEPENDENT = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
-# torch's words for a break it could not resume from: the whole frame runs eagerly.
-_EAGER = re.compile(r"falling back to eager|Skipping the (frame|function)", re.IGNORECASE)
 _OP = re.compile(r"aten\.(\w+)")
 
 
@@ -25,15 +24,23 @@ class _Cause:
     texts: tuple[TorchText, ...]
     user: Place | None
     at: Place | None
-    breaks: list[tuple[Compile, GraphBreak]] = field(default_factory=list)
+    breaks: list[tuple[Compile, GraphBreak]] = field(default_factory=list)  # Dynamo counts these
+    fallbacks: list[tuple[Compile, Fallback]] = field(default_factory=list)
     eager: set[FrameKey] = field(default_factory=set)  # frame keys that fell back to eager
+    rest_eager: set[FrameKey] = field(default_factory=set)  # the rest after the break is eager
+
+    @property
+    def records(self) -> list[tuple[Compile, GraphBreak | Fallback]]:
+        return [*self.breaks, *self.fallbacks]
 
 
 def break_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
-    """One finding per cause of graph breaks (torch's gb type at one line of code)."""
+    """One finding per cause of graph breaks (torch's gb type at one line of code): the breaks
+    Dynamo counts, and the fallbacks to eager the same cause makes (GPT-2's logging call breaks
+    two frames and leaves the rest of a third to eager: one finding, two breaks)."""
     causes: dict[str, _Cause] = {}
     for c in capture:
-        for brk in c.graph_breaks:
+        for brk in c.breaks_and_fallbacks:
             if brk.at_own_hook:
                 continue
             texts = torch_texts(brk.text or brk.reason, registry)
@@ -47,14 +54,19 @@ def break_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 if user is None and brk.location is None:
                     user, at = split_places(None, frame_of(capture, c).stack, capture)
                 cause = causes[key] = _Cause(key, texts, user, at)
-            cause.breaks.append((c, brk))
-            if c.failure or _EAGER.search(brk.reason):
-                cause.eager.add(frame_key(c))
+            if isinstance(brk, Fallback):
+                cause.fallbacks.append((c, brk))
+                (cause.eager if brk.scope == "frame" else cause.rest_eager).add(frame_key(c))
+            else:
+                cause.breaks.append((c, brk))
+                if c.failure:
+                    cause.eager.add(frame_key(c))
     return [_finding(capture, cause) for cause in causes.values()]
 
 
 def _finding(capture: Capture, cause: _Cause) -> Finding:
-    broken = {(frame_key(c), c.id.frame_compile_id, c.id.attempt) for c, _ in cause.breaks}
+    records = cause.records
+    broken = {(frame_key(c), c.id.frame_compile_id, c.id.attempt) for c, _ in records}
     resumes = _resume_names(capture, cause)
     involved = [c for c in capture if _involved(c, broken, resumes)]
     heads = {(k, fc) for k, fc, _ in broken}
@@ -66,20 +78,23 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
     kind = "graph_break"
     if any(s.target.endswith(_DATA_DEPENDENT) for f in fixes for s in f.settings):
         kind = "data_dependent"
-    frames = {frame_key(c) for c, _ in cause.breaks}
-    eager_names = sorted(
-        {
-            frame_of(capture, c).function or "?"
-            for c, _ in cause.breaks
-            if frame_key(c) in cause.eager
-        }
-    )
+    frames = {frame_key(c) for c, _ in records}
+    eager_names = _names(capture, records, cause.eager)
     if eager_names:
         kind = "eager_frame"
+    rest_names = _names(capture, records, cause.rest_eager - cause.eager)
     breaks = len(cause.breaks)
+    notes = [
+        "each break ends one graph and starts another; compile time: Dynamo's tracing thrown "
+        "away at each restart"
+    ]
+    if eager_names:
+        notes.append("a frame that falls back to eager runs uncompiled every call")
+    if rest_names:
+        notes.append("the rest of a frame after a break Dynamo cannot resume from runs uncompiled")
     return Finding(
         kind=kind,
-        what=_what(cause, fixes, eager_names),
+        what=_what(cause, fixes, eager_names, rest_names),
         key=f"{kind}:{cause.key}",
         user=cause.user,
         at=cause.at,
@@ -89,20 +104,25 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
             restarts=len(restarts),
             frames=len(frames),
             eager_frames=len(cause.eager),
+            partly_eager_frames=len(cause.rest_eager - cause.eager),
         ),
         cost=Cost(
-            graphs=breaks - len(cause.eager),
+            # A fallback ends a graph without starting another; a failed frame keeps none.
+            graphs=sum(1 for c, _ in cause.breaks if not c.failure),
             compile_s=wasted or None,
-            note="each break ends one graph and starts another; compile time: Dynamo's "
-            "tracing thrown away at each restart"
-            + (
-                "; a frame that falls back to eager runs uncompiled every call"
-                if eager_names
-                else ""
-            ),
+            note="; ".join(notes),
         ),
         fixes=fixes,
         torch=cause.texts[0],
+    )
+
+
+def _names(
+    capture: Capture, records: list[tuple[Compile, GraphBreak | Fallback]], keys: set[FrameKey]
+) -> list[str]:
+    """The function names of the frames among `keys`, sorted."""
+    return sorted(
+        {frame_of(capture, c).function or "?" for c, _ in records if frame_key(c) in keys}
     )
 
 
@@ -120,7 +140,7 @@ def _involved(
 def _resume_names(capture: Capture, cause: _Cause) -> set[tuple[str, str]]:
     """The resume functions the cause's breaks make, with their files."""
     names: set[tuple[str, str]] = set()
-    for c, brk in cause.breaks:
+    for c, brk in cause.records:
         frame = frame_of(capture, c)
         # The frame's own line that led to the break (a call, when it broke further in).
         lines = [
@@ -133,7 +153,7 @@ def _resume_names(capture: Capture, cause: _Cause) -> set[tuple[str, str]]:
     return names
 
 
-def _what(cause: _Cause, fixes: tuple[Fix, ...], eager: list[str]) -> str:
+def _what(cause: _Cause, fixes: tuple[Fix, ...], eager: list[str], rest: list[str]) -> str:
     """One plain sentence: the thing that breaks, and what it does to compilation."""
     first = cause.texts[0]
     adds = [s for f in fixes for s in f.settings if s.op == "add"]
@@ -166,4 +186,8 @@ def _what(cause: _Cause, fixes: tuple[Fix, ...], eager: list[str]) -> str:
         names = ", ".join(f"`{n}`" for n in eager)
         return f"{subject} makes {names} fall back to eager entirely ({why})."
     reason = f": {first.gb_type}" if first.gb_type and subject.startswith("`") else ""
-    return f"{subject} breaks the graph{reason}."
+    if not cause.breaks:  # only a frame's rest left to eager: Dynamo counts no break
+        names = ", ".join(f"`{n}`" for n in rest)
+        return f"{subject} cuts the graph of {names} short{reason}; the rest runs eagerly."
+    after = f"; the rest of {', '.join(f'`{n}`' for n in rest)} runs eagerly" if rest else ""
+    return f"{subject} breaks the graph{reason}{after}."

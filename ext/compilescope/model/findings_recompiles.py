@@ -161,7 +161,7 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
 def failure_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
     """Frames that failed to compile for another reason than a graph break or the recompile
     limit (those have their own findings): each runs eagerly."""
-    broke = {frame_key(c) for c in capture if c.graph_breaks}
+    broke = {frame_key(c) for c in capture if c.breaks_and_fallbacks}
     found = []
     for c in capture:
         if not c.failure or _limit_hit(c) or frame_key(c) in broke or c.status == OWN_HOOK_STATUS:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..common import SUMMARY_STAGES, human_bytes, short_path
+from .compile import FALLBACK_STATUS
 from .held_memory import held_text, input_names
 from .timing import RealSteps
 
 if TYPE_CHECKING:
+    from .breaks import Fallback, GraphBreak
     from .capture import Capture
     from .compile import Compile
 
@@ -45,9 +47,24 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
     return "  ".join(bits[:1]) + ("  |  " + "  |  ".join(bits[1:]) if bits[1:] else "")
 
 
+def _at(brk: GraphBreak | Fallback) -> str:
+    loc = brk.location
+    if loc and brk.cell is not None:
+        return f" at cell [{brk.cell}] line {loc.line}"
+    return f" at {short_path(loc.file)}:{loc.line}" if loc else ""
+
+
+def _break_counts(capture: Capture) -> str:
+    """ ", 2 graph breaks, 1 fallback to eager": breaks as Dynamo counts them; fallbacks apart."""
+    breaks = sum(len(c.graph_breaks) for c in capture.compiles)
+    fallbacks = sum(len(c.fallbacks) for c in capture.compiles)
+    out = f", {breaks} graph break{'s' * (breaks != 1)}" if breaks or fallbacks else ""
+    return out + (f", {fallbacks} fallback{'s' * (fallbacks != 1)} to eager" if fallbacks else "")
+
+
 def summarize(capture: Capture) -> str:
     """A few lines per compile id: frame, ops per stage, kernels, saved bytes, time, breaks."""
-    head = f"compilescope capture: {len(capture.compiles)} compile ids"
+    head = f"compilescope capture: {len(capture.compiles)} compile ids{_break_counts(capture)}"
     if capture.torch_version:
         head += f", torch {capture.torch_version}"
     if capture.source and capture.source != "live":
@@ -58,11 +75,9 @@ def summarize(capture: Capture) -> str:
     for c in capture.compiles:
         lines.append(_compile_line(c, capture.cells))
         for brk in c.graph_breaks:
-            loc = brk.location
-            at = f" at {short_path(loc.file)}:{loc.line}" if loc else ""
-            if loc and brk.cell is not None:
-                at = f" at cell [{brk.cell}] line {loc.line}"
-            lines.append(f"{'':10}graph break{at}: {brk.reason.splitlines()[0][:100]}")
+            lines.append(f"{'':10}graph break{_at(brk)}: {brk.reason.splitlines()[0][:100]}")
+        for fb in c.fallbacks:  # not a break: Dynamo left code to eager there (model/breaks.py)
+            lines.append(f"{'':10}{fb.what}{_at(fb)}: {fb.cause.splitlines()[0][:100]}")
         split = c.ddp_split
         if split is not None:
             parts = ", ".join(
@@ -84,7 +99,7 @@ def summarize(capture: Capture) -> str:
             and held.activation_bytes != partition.activation_bytes
         ):
             lines.append(f"{'':10}{held_text(partition, held, input_names(c))}")
-        if c.failure:
+        if c.failure and c.status != FALLBACK_STATUS:  # a fallback is said above, not a failure
             lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
     if capture.timings is not None:
         for g in capture.timings.graphs:

@@ -1,6 +1,6 @@
 // The result view's overview tab: the findings first, then ranks of a job, one row per compile
-// id, torch's graph-break messages (folded, once per message), recompiles and failures, what
-// torch said, and the stages chart.
+// id, torch's graph-break messages (folded, once per message), fallbacks to eager, recompiles and
+// failures, what torch said, and the stages chart.
 
 import { el } from "./dom.js";
 import { renderFindings } from "./findings.js";
@@ -89,6 +89,25 @@ function renderRawBreaks(ctx, p) {
   p.appendChild(box);
 }
 
+// Where Dynamo left code to eager instead of breaking the graph (a whole frame, or its rest after
+// a break it cannot resume from): not counted among the graph breaks, as Dynamo counts none.
+function renderFallbacks(ctx, p) {
+  const rows = [];
+  ctx.data.compiles.forEach((c) => { for (const f of c.fallbacks || []) rows.push([c.id, f]); });
+  if (!rows.length) return;
+  const box = el("details", { class: "cs-raw-breaks", "data-fallbacks": String(rows.length) });
+  box.appendChild(el("summary", {}, `fallbacks to eager: ${rows.length} (not graph breaks; torch's text)`));
+  for (const [id, f] of rows) {
+    const where = f.loc ? (f.cell !== null ? ` at cell [${f.cell}] line ${f.loc[1]}` : ` at ${f.loc[0]}:${f.loc[1]}`) : "";
+    const div = el("div", { class: "cs-break" });
+    div.appendChild(el("div", { class: "cs-warn" }, `${id}: ${f.what}${where}`));
+    div.appendChild(el("pre", { class: "cs-pre" }, f.reason));
+    if (f.loc) div.onclick = () => ctx.showLine(f.loc[0], f.loc[1]);
+    box.appendChild(div);
+  }
+  p.appendChild(box);
+}
+
 export function renderOverview(ctx, p, actions) {
   const { data } = ctx;
   renderFindings(ctx, p, actions);
@@ -100,9 +119,11 @@ export function renderOverview(ctx, p, actions) {
   }
   p.appendChild(compileTable(ctx));
   renderRawBreaks(ctx, p);
+  renderFallbacks(ctx, p);
   data.compiles.forEach((c) => {
     for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
-    if (c.failure) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
+    // A frame Dynamo skipped at a break is shown among the fallbacks, not as a failure.
+    if (c.failure && !(c.fallbacks || []).some((f) => f.scope === "frame")) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
   });
   // What torch said during the cell, once, by compile id (not as stderr under the view).
   if (data.messages && data.messages.length) p.appendChild(renderSaid(data, (ci) => { ctx.setCompile(ci); ctx.showTab("graphs"); }));

@@ -9,16 +9,9 @@ from functools import partial
 from typing import Any, Literal
 
 from ..common import GRAPH_KINDS
+from ..model.breaks import Fallback, GraphBreak, break_message
 from ..model.capture import Capture, Skipped
-from ..model.compile import (
-    CacheEvent,
-    Compile,
-    Frame,
-    GraphBreak,
-    ShapeGuard,
-    StageTime,
-    Symbol,
-)
+from ..model.compile import CacheEvent, Compile, Frame, ShapeGuard, StageTime, Symbol
 from ..model.compile_id import CompileId
 from ..model.graph import Graph, SourceLoc
 from ..model.kernel import OutputCode
@@ -28,6 +21,9 @@ from .notebook_cells import ipython_cell
 from .output_code import lazy_output_code
 
 _BREAK_AT = re.compile(r"Graph break in user code at (.*):(\d+)")
+# Where a break message's user stack starts: symbolic_convert.py's log_graph_break, and
+# convert_frame.py's message for a frame it skips.
+_STACK_HEADINGS = ("User code traceback:", "The graph break occurred in the following user code:")
 _CACHE = re.compile(r"^(\w+?_cache)_(hit|miss|bypass)$")
 
 CellResolver = Callable[[str], "int | None"]
@@ -42,6 +38,7 @@ class _Draft:
     graphs: dict[str, list[Graph]] = field(default_factory=dict)
     output_code: list[OutputCode] = field(default_factory=list)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
+    fallbacks: list[Fallback] = field(default_factory=list)
     guards: str = ""
     recompile_reasons: list[str] = field(default_factory=list)
     restart_reasons: list[str] = field(default_factory=list)
@@ -65,6 +62,7 @@ class _Draft:
             graphs={k: tuple(v) for k, v in self.graphs.items()},
             output_code=tuple(self.output_code),
             graph_breaks=tuple(self.graph_breaks),
+            fallbacks=tuple(self.fallbacks),
             guards=self.guards,
             recompile_reasons=tuple(self.recompile_reasons),
             restart_reasons=tuple(self.restart_reasons),
@@ -194,18 +192,28 @@ class CaptureBuilder:
         reason = text
         if "Graph Break Reason:" in reason:
             reason = reason.split("Graph Break Reason:", 1)[1]
-        reason = reason.split("User code traceback:", 1)[0].strip()
+        for heading in _STACK_HEADINGS:
+            reason = reason.split(heading, 1)[0]
+        reason = reason.strip()
         user_stack: tuple[SourceLoc, ...] = ()
-        if "User code traceback:" in text:
-            tail = text.split("User code traceback:", 1)[1].split("Traceback (most recent", 1)[0]
+        stack_at = next((h for h in _STACK_HEADINGS if h in text), None)
+        if stack_at is not None:
+            tail = text.split(stack_at, 1)[1].split("Traceback (most recent", 1)[0]
             user_stack = tuple(
                 SourceLoc(f, int(n), fn.strip(), code.strip())
                 for f, n, fn, code in re.findall(
                     r'File "([^"]*)", line (\d+), in (.*)\n\s*(.*)', tail
                 )
             )
+        if location is None and user_stack:  # convert_frame.py's message names no line
+            location = SourceLoc(user_stack[-1].file, user_stack[-1].line)
         cell = self.cell_resolver(location.file) if location else None
-        draft.graph_breaks.append(GraphBreak(reason, location, user_stack, text, cell))
+        # Dynamo logs its fallbacks to eager under the same event name as its breaks.
+        record = break_message(reason, location, user_stack, text, cell)
+        if isinstance(record, Fallback):
+            draft.fallbacks.append(record)
+        else:
+            draft.graph_breaks.append(record)
 
     def _recompile(self, draft: _Draft, event: Event) -> None:
         payload = event.json_payload()

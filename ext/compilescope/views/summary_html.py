@@ -66,6 +66,11 @@ def _details(c: Compile) -> str:
         parts.append(
             f"<p class='cs-warn'>graph break{escape(at)}</p><pre>{escape(brk.reason)}</pre>"
         )
+    for fb in c.fallbacks:  # not a break: code Dynamo left to eager (model/breaks.py)
+        at = f" at line {fb.location.line} of {fb.location.file}" if fb.location else ""
+        if fb.location and fb.cell is not None:
+            at = f" at cell [{fb.cell}] line {fb.location.line}"
+        parts.append(f"<p class='cs-warn'>{escape(fb.what + at)}</p><pre>{escape(fb.reason)}</pre>")
     for reason in c.recompile_reasons:
         parts.append(f"<p>recompiled: <code>{escape(reason)}</code></p>")
     if c.failure:

@@ -287,6 +287,17 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "breaks": [
             {"reason": b.reason, "loc": _loc(b.location), "cell": b.cell} for b in c.graph_breaks
         ],
+        # Not breaks (Dynamo does not count them): code it left to eager instead.
+        "fallbacks": [
+            {
+                "what": f.what,
+                "scope": f.scope,
+                "reason": f.reason,
+                "loc": _loc(f.location),
+                "cell": f.cell,
+            }
+            for f in c.fallbacks
+        ],
         "recompiles": list(c.recompile_reasons),
         "restarts": list(c.restart_reasons),
         "failure": c.failure,

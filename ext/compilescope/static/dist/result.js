@@ -1426,6 +1426,24 @@ function renderRawBreaks(ctx, p) {
   }
   p.appendChild(box);
 }
+function renderFallbacks(ctx, p) {
+  const rows = [];
+  ctx.data.compiles.forEach((c) => {
+    for (const f of c.fallbacks || []) rows.push([c.id, f]);
+  });
+  if (!rows.length) return;
+  const box = el("details", { class: "cs-raw-breaks", "data-fallbacks": String(rows.length) });
+  box.appendChild(el("summary", {}, `fallbacks to eager: ${rows.length} (not graph breaks; torch's text)`));
+  for (const [id, f] of rows) {
+    const where = f.loc ? f.cell !== null ? ` at cell [${f.cell}] line ${f.loc[1]}` : ` at ${f.loc[0]}:${f.loc[1]}` : "";
+    const div = el("div", { class: "cs-break" });
+    div.appendChild(el("div", { class: "cs-warn" }, `${id}: ${f.what}${where}`));
+    div.appendChild(el("pre", { class: "cs-pre" }, f.reason));
+    if (f.loc) div.onclick = () => ctx.showLine(f.loc[0], f.loc[1]);
+    box.appendChild(div);
+  }
+  p.appendChild(box);
+}
 function renderOverview(ctx, p, actions) {
   const { data } = ctx;
   renderFindings(ctx, p, actions);
@@ -1436,9 +1454,10 @@ function renderOverview(ctx, p, actions) {
   }
   p.appendChild(compileTable(ctx));
   renderRawBreaks(ctx, p);
+  renderFallbacks(ctx, p);
   data.compiles.forEach((c) => {
     for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
-    if (c.failure) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
+    if (c.failure && !(c.fallbacks || []).some((f) => f.scope === "frame")) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
   });
   if (data.messages && data.messages.length) p.appendChild(renderSaid(data, (ci) => {
     ctx.setCompile(ci);
