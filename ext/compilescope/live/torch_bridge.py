@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
+import os
 import re
 import types
 import warnings
@@ -11,6 +13,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
 
 import torch
+
+from . import repro_settings
 
 TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what TORCH_TRACE writes
 
@@ -74,7 +78,15 @@ class _ListHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         metadata = getattr(record, "metadata", None)
         if isinstance(metadata, dict):
-            self.sink(metadata, getattr(record, "payload", None))
+            payload = getattr(record, "payload", None)
+            artifact = metadata.get("artifact")
+            if (
+                payload
+                and isinstance(artifact, dict)
+                and artifact.get("name") == "fx_graph_runnable"
+            ):
+                payload = repro_settings.repro_as_users(payload)  # our cache folder out
+            self.sink(metadata, payload)
         elif hasattr(record, "str"):  # string-table records of older torch
             self.sink({"str": record.str}, None)
 
@@ -96,8 +108,6 @@ def listening(sink: Callable[[dict, str | None], None]) -> Iterator[None]:
 
 
 def _resolve(module_name: str, dotted: str) -> tuple[object, str] | None:
-    import importlib
-
     try:
         target: object = importlib.import_module(module_name)
     except ImportError:
@@ -117,6 +127,11 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
     for key, value in (extra or {}).items():
         changes.append(("torch._inductor.config", key, value))
     saved: list[tuple[object, str, object]] = []
+    # Ours, to keep out of torch's repros: caches off and provenance maps change nothing that a
+    # graph computes, and a repro should compile as the user's run would (with the user's
+    # caches, without our logging). `extra` (the user's own Inductor options) stays in: those
+    # change the code. A setting the user already had at our value is theirs, not ours.
+    ours: dict[str, list[str]] = {}
     try:
         for module_name, dotted, value in changes:
             found = _resolve(module_name, dotted)
@@ -126,8 +141,15 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
                 continue  # a torch without this setting: nothing to hold
             owner, leaf = found
             saved.append((owner, leaf, getattr(owner, leaf)))
+            if saved[-1][2] != value and not (extra and dotted in extra):
+                ours.setdefault(module_name, []).append(dotted)
             setattr(owner, leaf, value)
-        with warnings.catch_warnings(), _fresh_cache():
+        with contextlib.ExitStack() as held:
+            for module_name, keys in ours.items():
+                module = importlib.import_module(module_name)
+                held.enter_context(repro_settings.left_out_of_repros(module, keys))
+            held.enter_context(warnings.catch_warnings())
+            held.enter_context(_fresh_cache())
             # force_disable_caches (set by a user) makes Dynamo warn once that PGO is off.
             warnings.filterwarnings("ignore", message=".*force disabled by.*force_disable_caches")
             yield
@@ -136,7 +158,8 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
             setattr(owner, leaf, value)
 
 
-def _fresh_cache() -> contextlib.AbstractContextManager:
+@contextlib.contextmanager
+def _fresh_cache() -> Iterator[None]:
     """One fresh Inductor (and Triton) cache folder for the whole capture, kept afterwards:
     the modules and kernels loaded from it must stay loadable (torch keeps its own the same
     way, torch/_inductor/compile_fx.py with_fresh_cache_if_config)."""
@@ -148,8 +171,15 @@ def _fresh_cache() -> contextlib.AbstractContextManager:
             from torch._inductor.runtime.runtime_utils import cache_dir
             from torch._inductor.utils import fresh_inductor_cache as fresh_cache
         except ImportError:
-            return contextlib.nullcontext()
-    return fresh_cache(dir=cache_dir(), delete=False)
+            yield
+            return
+    parent = cache_dir()  # sets TORCHINDUCTOR_CACHE_DIR to torch's default where unset
+    # fresh_cache points these two at the new folder; torch's repros copy the environment.
+    names = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
+    before = {name: os.environ.get(name) for name in names}
+    with fresh_cache(dir=parent, delete=False):
+        with repro_settings.env_changed(before, {name: os.environ.get(name) for name in names}):
+            yield
 
 
 def current_compile_id() -> str | None:

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 
 import torch
 
+from . import repro_settings
+
 _DEFAULT_UUID = "compilescope.default_partition"
 
 
@@ -103,8 +105,14 @@ def partitioner_listener(
         )
         config.custom_partitioner_fn = heard_class()
     _partition_listener = hear
+    # Our hook is kept out of torch's repros (live/repro_settings.py): written there, it reads
+    # `<... object at 0x...>`, a SyntaxError. A partitioner the user set goes with it, and the
+    # repro runs as before: it compiles graphs already partitioned (compile_fx_inner), so no
+    # partitioner setting changes what it does.
+    left_out = ("custom_partitioner_fn",) if installed else ()
     try:
-        yield
+        with repro_settings.left_out_of_repros(config, left_out):
+            yield
     finally:
         _partition_listener = None
         if installed:
