@@ -1,4 +1,5 @@
-"""What changed between two captures: compile ids, graph breaks, graphs per stage, kernels, times."""
+"""What changed between two captures: compile ids, graph breaks, graphs per stage, kernels, times,
+and whether the user's real steps got faster."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from .capture import Capture
 from .compile import Compile
 from .graph import Node
 from .kernel import Kernel
+from .speedup import StepSpeedup
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class CaptureDiff:
     # Compile id, collectives before, after: where the graphs' collectives differ (two ranks
     # of one job that would not meet at the same all-reduce).
     collectives: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    # The user's real steps, before's compiled median over after's, with its interval and
+    # verdict; None when neither capture followed the user's steps.
+    step_speedup: StepSpeedup | None = None
 
     @property
     def same(self) -> bool:
@@ -126,6 +131,8 @@ class CaptureDiff:
         for cid, a, b in self.runtimes:
             if a is not None and b is not None:
                 lines.append(f"  {cid} compiled run {a * 1e3:.3f} ms -> {b * 1e3:.3f} ms")
+        if self.step_speedup is not None:
+            lines.append(f"  real steps: {self.step_speedup.text()}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -179,6 +186,7 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
         times=tuple(times),
         runtimes=tuple(r for r in runtimes if r[1] is not None or r[2] is not None),
         collectives=tuple(collectives),
+        step_speedup=StepSpeedup.from_timings(before.timings, after.timings),
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .capture import Capture
 from .finding import Finding, Fix
+from .speedup import StepSpeedup
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,14 @@ class FixTrial:
         b = headline(self.after).as_row() if self.after is not None else {}
         return [(name, a[name], b.get(name)) for name in a]
 
+    @property
+    def step_speedup(self) -> StepSpeedup | None:
+        """The user's real steps before and after the fix (a cell that ran a loop), with the
+        verdict diff gives: a fix is a measured win only when this says "faster"."""
+        if self.after is None:
+            return None
+        return StepSpeedup.from_timings(self.before.timings, self.after.timings)
+
     def summary(self) -> str:
         lines = [f"tried: {self.fix.title}"]
         lines += [f"  {line}" for line in self.fix.python().splitlines()]
@@ -96,6 +105,8 @@ class FixTrial:
         lines.append(f"  {'':<{width}}  {'before':>10}  {'after':>10}")
         for name, x, y in self.rows():
             lines.append(f"  {name:<{width}}  {_text(x):>10}  {_text(y):>10}")
+        if self.step_speedup is not None:
+            lines.append(f"  real steps: {self.step_speedup.text()}")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -1,5 +1,6 @@
 // The diff tab: compile ids and graph breaks added or gone, nodes per stage, kernel source diffs,
-// times side by side. Every string goes in through textContent (el).
+// times side by side, and first whether the user's real steps got faster (the verdict comes from
+// the model: a slower or noisy result reads so here too). Every string goes in through textContent (el).
 
 import { el } from "./dom.js";
 
@@ -38,6 +39,10 @@ function diffTimes(title, rows, scale, unit) {
 export function renderDiff(pane, d) {
   pane.appendChild(el("p", { "data-diff-same": d.same ? "1" : "0" },
     d.same ? "No differences in compile ids, graph breaks, graphs or kernels." : "Differences from the earlier capture (before -> this one):"));
+  const speedup = d.step_speedup;
+  if (speedup) {
+    pane.appendChild(el("p", { class: "cs-step-speedup", "data-verdict": speedup.verdict }, `Real steps: ${speedup.text}`));
+  }
   const list = el("ul");
   const item = (sign, what, text, attr) => {
     const li = el("li", { class: sign === "+" ? "cs-diff-added" : "cs-diff-removed", [attr]: sign }, `${sign} ${what} ${text}`);

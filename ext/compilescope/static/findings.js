@@ -70,6 +70,10 @@ function renderTrial(box, trial) {
     table.appendChild(tr);
   }
   box.appendChild(table);
+  // The user's real steps before and after, with the model's verdict: slower or within noise
+  // reads so, never as a win.
+  const speedup = trial.step_speedup;
+  if (speedup) box.appendChild(el("div", { class: "cs-step-speedup", "data-verdict": speedup.verdict }, `real steps: ${speedup.text}`));
 }
 
 export function renderFindings(ctx, p, actions) {

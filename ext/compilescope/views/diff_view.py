@@ -6,6 +6,7 @@ from html import escape
 
 from ..common import STAGE_LABELS
 from ..model.diff import CaptureDiff
+from ..model.speedup import StepSpeedup
 
 # Enough to read; a diff longer than this is cut (and says so) so one big change cannot
 # bloat the notebook.
@@ -58,12 +59,37 @@ def diff_data(d: CaptureDiff) -> dict:
         "kernels": kernels,
         "times": [list(t) for t in d.times],
         "runtimes": [list(t) for t in d.runtimes],
+        "step_speedup": step_speedup_data(d.step_speedup),
+    }
+
+
+def step_speedup_data(s: StepSpeedup | None) -> dict | None:
+    """The real-step speedup, JSON-ready: figures in seconds, the verdict and its one line."""
+    if s is None:
+        return None
+    return {
+        "before_s": s.before_s,
+        "after_s": s.after_s,
+        "ratio": s.ratio,
+        "low": s.low,
+        "high": s.high,
+        "verdict": s.verdict,
+        "note": s.note,
+        "steps": list(s.steps),
+        "text": s.text(),
     }
 
 
 def diff_html(data: dict) -> str:
     """The same diff without script: a summary, node tables and kernel diffs in <details>."""
-    parts = ["<h4>diff against the earlier capture</h4>", f"<pre>{escape(data['summary'])}</pre>"]
+    parts = ["<h4>diff against the earlier capture</h4>"]
+    speedup = data.get("step_speedup")
+    if speedup:  # the headline: did the user's steps get faster (the summary below says it too)
+        parts.append(
+            f"<p class='cs-step-speedup' data-verdict='{escape(speedup['verdict'])}'>"
+            f"real steps: {escape(speedup['text'])}</p>"
+        )
+    parts.append(f"<pre>{escape(data['summary'])}</pre>")
     for g in data["graphs"]:
         rows = "".join(
             f"<tr class='cs-diff-{escape(c)}'><td>{_SIGNS[c]}"

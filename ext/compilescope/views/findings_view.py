@@ -7,6 +7,7 @@ from html import escape
 from ..model.finding import Finding
 from ..model.findings import cost_text, often_text, where_text
 from ..model.fix_trial import FixTrial
+from .diff_view import step_speedup_data
 
 SHOWN = 12  # findings on the first screen; the rest are one click away
 
@@ -83,6 +84,7 @@ def fix_trial_data(trial: FixTrial) -> dict:
         "python": trial.fix.python(),
         "error": trial.error,
         "rows": [[name, before, after] for name, before, after in trial.rows()],
+        "step_speedup": step_speedup_data(trial.step_speedup),
     }
 
 
@@ -100,7 +102,15 @@ def fix_trial_html(trial: FixTrial) -> str:
         f"<tr><td>{escape(name)}</td><td>{_cell(a)}</td><td>{_cell(b)}</td></tr>"
         for name, a, b in trial.rows()
     )
-    return head + "<table><tr><th></th><th>before</th><th>after</th></tr>" + rows + "</table></div>"
+    speedup = trial.step_speedup
+    steps = (
+        f"<p class='cs-step-speedup' data-verdict='{escape(speedup.verdict)}'>"
+        f"real steps: {escape(speedup.text())}</p>"
+        if speedup is not None
+        else ""
+    )
+    table = "<table><tr><th></th><th>before</th><th>after</th></tr>" + rows + "</table>"
+    return head + table + steps + "</div>"
 
 
 def _cell(value: object) -> str:

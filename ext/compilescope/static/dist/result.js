@@ -42,6 +42,10 @@ function renderDiff(pane, d) {
     { "data-diff-same": d.same ? "1" : "0" },
     d.same ? "No differences in compile ids, graph breaks, graphs or kernels." : "Differences from the earlier capture (before -> this one):"
   ));
+  const speedup = d.step_speedup;
+  if (speedup) {
+    pane.appendChild(el("p", { class: "cs-step-speedup", "data-verdict": speedup.verdict }, `Real steps: ${speedup.text}`));
+  }
   const list = el("ul");
   const item = (sign, what, text, attr) => {
     const li = el("li", { class: sign === "+" ? "cs-diff-added" : "cs-diff-removed", [attr]: sign }, `${sign} ${what} ${text}`);
@@ -1311,6 +1315,8 @@ function renderTrial(box, trial) {
     table.appendChild(tr);
   }
   box.appendChild(table);
+  const speedup = trial.step_speedup;
+  if (speedup) box.appendChild(el("div", { class: "cs-step-speedup", "data-verdict": speedup.verdict }, `real steps: ${speedup.text}`));
 }
 function renderFindings(ctx, p, actions) {
   const found = ctx.data.findings || [];
