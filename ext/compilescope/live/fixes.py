@@ -46,9 +46,21 @@ def resolve_ref(value: object) -> object:
     return target
 
 
+# Settings outside torch's config modules that a fix may hold: TF32 for matmuls (what
+# torch.set_float32_matmul_precision("high") sets) and for convolutions.
+_BACKEND_SETTINGS = {
+    "torch.backends.cuda.matmul.allow_tf32": ("torch.backends.cuda", "matmul"),
+    "torch.backends.cudnn.allow_tf32": ("torch.backends.cudnn", ""),
+}
+
+
 def _config(target: str) -> tuple[object, str]:
     """The config module and attribute a dotted torch setting names."""
     module_name, _, attribute = target.rpartition(".")
+    if target in _BACKEND_SETTINGS:
+        name, holder = _BACKEND_SETTINGS[target]
+        module = importlib.import_module(name)
+        return (getattr(module, holder) if holder else module), attribute
     if not (module_name.startswith("torch.") and module_name.endswith(".config")):
         raise ValueError(f"a fix may change torch's config modules only, not {target!r}")
     try:

@@ -19,6 +19,9 @@ KINDS = (
     "hot_kernel",  # a kernel that takes a large share of the step, with its roofline verdict
     "activation_memory",  # what an activation memory budget would save and cost
     "compile_time",  # the stage that dominates compile time
+    "eager_optimizer",  # an optimizer step that runs eagerly, by its share of the real step
+    "launch_bound",  # a GPU step idle between kernels: launch- and host-bound
+    "fp32_matmul",  # fp32 matmuls without TF32 on a GPU that has it
 )
 
 # Setting operations (see Setting).

@@ -11,6 +11,7 @@ from .findings_breaks import break_findings
 from .findings_compile_time import compile_time_findings
 from .findings_perf import fallback_findings, hot_kernel_findings, memory_findings
 from .findings_recompiles import failure_findings, limit_findings, recompile_findings
+from .findings_speed import speed_findings
 from .torch_hints import Registry
 
 # How much a kind matters before its numbers: a frame left uncompiled outweighs a graph break,
@@ -25,10 +26,22 @@ SEVERITY = {
     "activation_memory": 8.0,
     "hot_kernel": 8.0,
     "compile_time": 5.0,
+    # Speed findings: what they cost in the real step is the whole of their rank (see below).
+    "eager_optimizer": 20.0,
+    "launch_bound": 20.0,
+    "fp32_matmul": 20.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
-SHARE_WEIGHT = {"fallback_op": 60.0, "hot_kernel": 30.0}
+# A speed finding is measured on the user's own steps and its fix is known to remove much of
+# that time: half the step outranks a graph break that costs no measured time.
+SHARE_WEIGHT = {
+    "fallback_op": 60.0,
+    "hot_kernel": 30.0,
+    "eager_optimizer": 100.0,
+    "launch_bound": 100.0,
+    "fp32_matmul": 100.0,
+}
 
 
 def score(finding: Finding) -> float:
@@ -61,6 +74,7 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
         *hot_kernel_findings(capture),
         *memory_findings(capture),
         *compile_time_findings(capture),
+        *speed_findings(capture),
     ]
     ranked = [replace(f, score=score(f)) for f in found]
     ranked.sort(key=lambda f: (-f.score, f.key))

@@ -1,0 +1,276 @@
+"""Speed findings on a GPU: is the cause named in the top 3, and does its remedy make the step faster (issue 31).
+
+    PYTHONPATH=ext:benchmarks python benchmarks/gpu_speed_zoo.py OUT [--loops a,b] [--pairs 3]
+        [--deadline SECONDS]
+
+Each loop is a training loop with one well-known cause of a slow step and the remedy a
+performance guide gives for it. For each pair, two fresh processes run one after the other (the
+order alternates from pair to pair): the loop as written ("base") and with the remedy ("fix"),
+each under `compilescope.capturing()`. A process records compilescope's real-step figures
+(compiled median per step, the split, the eager optimizer's time), its top findings, and a
+stopwatch of its own (CUDA events over 20 more steps after the capture). The speedup of a pair
+is base / fix of the compiled medians; the loop's figure is the median over pairs with its
+range. Writes OUT/speed_zoo.json after every process, so a run cut short keeps what it measured.
+
+Loops (cause -> remedy):
+  lm_fp32      a GPT-2 trained in fp32, TF32 off       -> torch.set_float32_matmul_precision("high")
+  cnn_launch   a ResNet-style CNN, small batch (launch-bound) -> torch.compile(mode="reduce-overhead")
+  mlp_eager_opt a 48-layer MLP, per-parameter Adam     -> torch.optim.Adam(fused=True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STEPS = 40  # capturing(): 2 settling + 10 timed + 10 split + 1 + 5 eager, and some to spare
+EXPECTED = {  # the finding kind that names the cause, and the remedy's words in its fixes
+    "lm_fp32": ("fp32_matmul", "set_float32_matmul_precision"),
+    "cnn_launch": ("launch_bound", "CUDA graphs"),
+    "mlp_eager_opt": ("eager_optimizer", "fused"),
+}
+
+
+def build(loop: str, arm: str):
+    """(step function, model) for one loop and arm ("base" or "fix"), on the GPU."""
+    import torch
+
+    torch.manual_seed(0)
+    dev = "cuda"
+    if loop == "lm_fp32":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        if arm == "fix":
+            torch.set_float32_matmul_precision("high")
+        model = GPT2LMHeadModel(GPT2Config(n_layer=4, n_embd=768, n_head=12, n_positions=512))
+        model = model.to(dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 50257, (8, 512), device=dev)
+        compiled = torch.compile(model)
+
+        def step():
+            compiled(input_ids=ids, labels=ids).loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "cnn_launch":
+        from gpu_real_steps import build as build_model
+
+        model, inputs, loss_fn = build_model("resnet", "small", dev)
+        x, y = (t[:4].contiguous() for t in inputs)  # a small batch: many short kernels
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        compiled = torch.compile(model, mode="reduce-overhead" if arm == "fix" else None)
+
+        def step():
+            loss_fn(compiled, x, y).backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "mlp_eager_opt":
+        layers = [torch.nn.Linear(512, 512) for _ in range(48)]
+        model = torch.nn.Sequential(*[m for layer in layers for m in (layer, torch.nn.ReLU())])
+        model = model.to(dev)
+        if arm == "fix":
+            opt = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
+        else:
+            opt = torch.optim.Adam(model.parameters(), lr=1e-4, foreach=False)
+        x = torch.randn(64, 512, device=dev)
+        compiled = torch.compile(model)
+
+        def step():
+            compiled(x).pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    else:
+        raise SystemExit(f"unknown loop {loop!r}")
+    return step
+
+
+def _timed(step, steps: int) -> list[float]:
+    import torch
+
+    marks = [torch.cuda.Event(enable_timing=True) for _ in range(steps + 1)]
+    for i in range(steps):
+        marks[i].record()
+        step()
+    marks[steps].record()
+    torch.cuda.synchronize()
+    return [a.elapsed_time(b) / 1e3 for a, b in zip(marks, marks[1:], strict=False)]
+
+
+def control(loop: str, out: Path) -> None:
+    """The loop without compilescope: the steps compilescope would time (3-12), the rest run
+    plainly, then the same 20 steps after as the captured runs (after/before)."""
+    import torch
+
+    step = build(loop, "base")
+    for _ in range(2):
+        step()
+    before = _timed(step, 10)
+    for _ in range(STEPS - 12):
+        step()
+    after = _timed(step, 20)
+    record = {
+        "loop": loop,
+        "arm": "control",
+        "before_s": statistics.median(before),
+        "stopwatch_s": statistics.median(after),
+        "device": torch.cuda.get_device_name(),
+    }
+    out.write_text(json.dumps(record, indent=1))
+
+
+def worker(loop: str, arm: str, out: Path) -> None:
+    import compilescope
+    import torch
+
+    if arm == "control":
+        control(loop, out)
+        return
+    step = build(loop, arm)
+    started = time.perf_counter()
+    with compilescope.capturing() as cap:
+        for _ in range(STEPS):
+            step()
+    took = time.perf_counter() - started
+    real = cap.timings.real_steps
+    found = compilescope.findings(cap.capture)
+    # The user's own stopwatch over 20 more steps (CUDA events), as a check on compilescope and
+    # on what the window leaves behind (after/before: compilescope's compiled steps came first).
+    walls = _timed(step, 20)
+    record = {
+        "loop": loop,
+        "arm": arm,
+        "capture_s": took,
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "compiled_s": real.compiled.median_s if real else None,
+        "step_walls": list(real.step_walls) if real else [],
+        "eager_s": real.eager.median_s if real and real.eager else None,
+        "busy_s": real.busy_s if real else None,
+        "graphs_s": real.graphs_s if real else None,
+        "outside_s": real.outside_graphs_s if real else None,
+        "between_s": real.between_s if real else None,
+        "optimizer_s": real.optimizer_s if real else None,
+        "note": (real.note if real else cap.timings.real_steps_note),
+        "stopwatch_s": statistics.median(walls),
+        "findings": [
+            {
+                "kind": f.kind,
+                "what": f.what,
+                "step_s": f.cost.step_s,
+                "share": f.cost.share,
+                "fixes": [fx.title + ": " + (fx.python() or fx.change) for fx in f.fixes],
+            }
+            for f in found[:5]
+        ],
+    }
+    out.write_text(json.dumps(record, indent=1))
+
+
+def named_at(record: dict, loop: str) -> int | None:
+    """The rank (1-based) of the finding that names the loop's cause and remedy, in the top 3."""
+    kind, words = EXPECTED[loop]
+    for i, f in enumerate(record["findings"][:3], 1):
+        if f["kind"] == kind and any(words in fix for fix in f["fixes"]):
+            return i
+    return None
+
+
+def summarise(runs: list[dict]) -> dict:
+    out: dict[str, dict] = {}
+    for loop in dict.fromkeys(r["loop"] for r in runs if r["arm"] == "control"):
+        # after/before: the captured base runs (compiled median in the window vs the stopwatch
+        # after it) against the control runs (the same steps without compilescope)
+        cap = [r["stopwatch_s"] / r["compiled_s"] for r in runs
+               if r["loop"] == loop and r["arm"] == "base" and r["compiled_s"]]  # fmt: skip
+        ctl = [r["stopwatch_s"] / r["before_s"] for r in runs
+               if r["loop"] == loop and r["arm"] == "control"]  # fmt: skip
+        out[f"{loop}/after_before"] = {
+            "captured": cap,
+            "control": ctl,
+            "captured_median": statistics.median(cap) if cap else None,
+            "control_median": statistics.median(ctl) if ctl else None,
+        }
+    for loop in dict.fromkeys(r["loop"] for r in runs if r["arm"] != "control"):
+        pairs = []
+        base = [r for r in runs if r["loop"] == loop and r["arm"] == "base"]
+        fix = [r for r in runs if r["loop"] == loop and r["arm"] == "fix"]
+        for b, f in zip(base, fix, strict=False):
+            if b["compiled_s"] and f["compiled_s"]:
+                pairs.append(
+                    {
+                        "speedup": b["compiled_s"] / f["compiled_s"],
+                        "stopwatch_speedup": b["stopwatch_s"] / f["stopwatch_s"],
+                    }
+                )
+        ratios = [p["speedup"] for p in pairs]
+        out[loop] = {
+            "pairs": len(pairs),
+            "speedup_median": statistics.median(ratios) if ratios else None,
+            "speedup_range": [min(ratios), max(ratios)] if ratios else None,
+            "stopwatch_speedup_median": statistics.median([p["stopwatch_speedup"] for p in pairs])
+            if pairs
+            else None,
+            "named_at": [named_at(r, loop) for r in base],
+            "fix_still_named_at": [named_at(r, loop) for r in fix],
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--loops", default=",".join(EXPECTED))
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--deadline", type=float, default=540.0)
+    parser.add_argument("--worker", nargs=3, metavar=("LOOP", "ARM", "FILE"))
+    parser.add_argument(
+        "--arms", default="base,fix", help="base,fix: the remedy; base,control: after/before"
+    )
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker[0], args.worker[1], Path(args.worker[2]))
+        return
+    args.out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp())  # one file per process; only the summary goes to OUT
+    start, runs, errors = time.time(), [], []
+    for pair in range(args.pairs):
+        for loop in args.loops.split(","):
+            first, second = args.arms.split(",")
+            arms = (first, second) if pair % 2 == 0 else (second, first)
+            for arm in arms:
+                if time.time() - start > args.deadline:
+                    break
+                file = scratch / f"{loop}_{arm}_{pair}.json"
+                env_cmd = [
+                    sys.executable,
+                    __file__,
+                    str(args.out),
+                    "--worker",
+                    loop,
+                    arm,
+                    str(file),
+                ]
+                done = subprocess.run(env_cmd, capture_output=True, text=True, cwd=ROOT)
+                if done.returncode != 0 or not file.exists():
+                    errors.append(f"== {loop} {arm} {pair}\n{done.stderr[-8000:]}")
+                    (args.out / "errors.txt").write_text("\n".join(errors))
+                    continue
+                runs.append(json.loads(file.read_text()))
+                summary = {"runs": runs, "summary": summarise(runs)}
+                (args.out / "speed_zoo.json").write_text(json.dumps(summary, indent=1))
+                print(loop, arm, pair, f"{runs[-1]['stopwatch_s']}", flush=True)
+    print(json.dumps(summarise(runs), indent=1))
+
+
+if __name__ == "__main__":
+    main()
