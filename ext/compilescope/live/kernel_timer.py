@@ -17,7 +17,7 @@ from ..model.kernel import OutputCode
 from ..model.timing import KernelTiming, Sample
 from .flop_count import kernel_flops
 from .phases import phase
-from .profiler_times import LABEL, gpu_times
+from .profiler_times import LABEL, detaching_cupti, gpu_times
 
 # Globals of an output module through which its extern calls go (`extern_kernels.mm(...)`,
 # `aten.gelu.default(...)`, `torch.ops.aten._scaled_dot_product_flash_attention.default(...)`).
@@ -228,6 +228,8 @@ def kernel_times(
             activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
             with phase("profiler start"):
                 prof = torch.profiler.profile(activities=activities)
+                cupti = detaching_cupti()  # the user's steps after it run as before it
+                cupti.__enter__()
                 prof.start()
             try:
                 with phase("kernel runs"):
@@ -237,6 +239,7 @@ def kernel_times(
             finally:
                 with phase("profiler stop"):
                     prof.stop()
+                    cupti.__exit__(None, None, None)
             with phase("profiler read"):
                 times, launches = gpu_times(prof)
             for key, values in times.items():

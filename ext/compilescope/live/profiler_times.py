@@ -3,6 +3,9 @@ each of kernel_timer's ranges, and the kernels' launch shapes."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -10,6 +13,24 @@ import torch
 from .memory import chrome_trace_events
 
 LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
+
+
+@contextlib.contextmanager
+def detaching_cupti() -> Iterator[None]:
+    """Around a profiler session with CUDA activity: CUPTI comes off when it stops.
+
+    Kineto leaves CUPTI attached after a trace unless TEARDOWN_CUPTI is "1" when it stops
+    (libkineto CuptiActivityApi.cpp, `cuptiTearDown_()` reads the variable each time), and
+    the steps after it run slower, launch-bound ones most (pytorch/pytorch#144455; issue 30:
+    1.17x and 1.25x on an H100). A value the user set is left alone; ours is taken back."""
+    old = os.environ.get("TEARDOWN_CUPTI")
+    if old is None:
+        os.environ["TEARDOWN_CUPTI"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TEARDOWN_CUPTI", None)
 
 
 Times = dict[tuple[str, str], list[float]]  # (role, kernel) -> seconds per call

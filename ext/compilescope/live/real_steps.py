@@ -25,7 +25,7 @@ from ..common import human_bytes
 from ..model.kernel import OutputCode
 from ..model.timing import GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
-from .profiler_times import LABEL, device_totals, kernel_times_from_kineto
+from .profiler_times import LABEL, detaching_cupti, device_totals, kernel_times_from_kineto
 from .session import CaptureSession
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
@@ -78,6 +78,7 @@ class RealStepTimer:
         self._wrapping: contextlib.ExitStack | None = None
         self._log_dicts: list[dict[tuple[str, str], CallLog]] = []
         self._prof: Any = None
+        self._cupti: Any = None
         self._stance: Any = None
         self._compiled: dict[str, Any] = {}
         self._step_context: dict[str, Any] = {}
@@ -203,9 +204,16 @@ class RealStepTimer:
         if self._gpu:
             activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
             self._prof = torch.profiler.profile(activities=activities)
+            self._cupti = detaching_cupti()
+            self._cupti.__enter__()
             self._prof.start()
         self._marks = [self._now()]
         self.state = "split"
+
+    def _detach_cupti(self) -> None:
+        if self._cupti is not None:
+            cupti, self._cupti = self._cupti, None
+            cupti.__exit__(None, None, None)
 
     def _logs(self) -> dict[tuple[str, str, str], CallLog]:
         """(compile id, role, kernel) -> what its wrapper saw."""
@@ -220,6 +228,7 @@ class RealStepTimer:
         if self._prof is not None:
             with contextlib.suppress(Exception):
                 self._prof.stop()
+        self._detach_cupti()
         if self._wrapping is not None:
             self._wrapping.close()
             self._wrapping = None
@@ -232,6 +241,7 @@ class RealStepTimer:
         prof, self._prof = self._prof, None
         if prof is not None:
             prof.stop()
+        self._detach_cupti()
         if self._wrapping is not None:
             self._wrapping.close()
             self._wrapping = None
