@@ -41,6 +41,22 @@ def test_a_fused_optimizer_shows_as_a_step_speedup_in_the_diff():
     real_a, real_b = before.timings.real_steps, after.timings.real_steps
     assert real_a is not None and real_b is not None, before.timings.real_steps_note
 
+    # Before: the optimizer is named in the top 3, with its share, its line and the fix.
+    found = compilescope.findings(before)
+    (opt,) = [f for f in found[:3] if f.kind == "eager_optimizer"]
+    assert (
+        "`Adam`" in opt.what and "80 parameter tensors" in opt.what and "foreach=False" in opt.what
+    )
+    assert opt.cost.share == pytest.approx(real_a.optimizer_s / real_a.compiled.median_s)
+    assert opt.cost.share > 0.3  # most of such a step (measured 0.5-0.6)
+    assert opt.user is not None and "torch.optim.Adam(" in opt.user.code
+    assert opt.fixes[0].title == "a fused optimizer" and "fused=True" in opt.fixes[0].change
+    # After: the fused step is a small share, and not offered a fused optimizer again.
+    assert real_b.optimizer_s < real_a.optimizer_s
+    assert not [
+        f for f in compilescope.findings(after) if f.fixes and "fused=True" in f.fixes[0].change
+    ]
+
     d = compilescope.diff(before, after)
     s = d.step_speedup
     assert s is not None and s.ratio is not None and s.low is not None and s.high is not None

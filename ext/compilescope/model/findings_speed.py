@@ -122,34 +122,44 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         return []
     calls = sum(k.calls_per_run for k in real.kernels)
     kernel_s = sum(k.time.median_s * k.calls_per_run for k in real.kernels)
-    typical = kernel_s / calls if calls else 0.0
     graphs = len({(g.compile_id, g.role) for g in real.graphs})
+    if calls:
+        launches = (
+            f"{calls:.0f} compiled kernel launches per step in {graphs} graph"
+            f"{'' if graphs == 1 else 's'}, {kernel_s / calls * 1e6:.1f} us each on average"
+        )
+    else:
+        # Kernels replayed inside CUDA graphs run no Python wrapper: none was seen one by one.
+        launches = "no compiled kernel was launched one by one: CUDA graphs replay them"
     what = (
         f"The GPU is idle {idle * 1e3:.3f} ms of the {wall * 1e3:.3f} ms step "
         f"({idle / wall:.0%}): the step is bound by kernel launches and Python between them "
-        f"({calls:.0f} compiled kernel launches per step in {graphs} graph"
-        f"{'' if graphs == 1 else 's'}, {typical * 1e6:.1f} us each on average)."
+        f"({launches})."
     )
     cudagraphs = Setting("mode", "compile_kwarg", "reduce-overhead")
-    fixes = (
-        Fix(
-            "setting",
-            "CUDA graphs",
-            (cudagraphs,),
-            tradeoff="replays each graph's kernels with one launch; keeps static copies of "
-            "inputs and outputs (more memory); does not apply to graphs with dynamic shapes, "
-            "CPU tensors or mutated inputs (torch says which, and runs those without)",
-            source="torch.compile docs (mode='reduce-overhead')",
-        ),
-        Fix(
-            "code",
-            "fewer, bigger launches",
-            change="fewer graphs (remove graph breaks; compile the whole step) and a bigger "
-            "batch per step, so each launch does more work",
-            tradeoff="a bigger batch changes the optimisation (learning rate); needs memory",
-            source="PyTorch performance tuning guide",
-        ),
+    bigger = Fix(
+        "code",
+        "fewer, bigger launches",
+        change="fewer graphs (remove graph breaks; compile the whole step, the optimizer "
+        "included) and a bigger batch per step, so each launch does more work",
+        tradeoff="a bigger batch changes the optimisation (learning rate); needs memory",
+        source="PyTorch performance tuning guide",
     )
+    fixes: tuple[Fix, ...] = (bigger,)
+    if calls:
+        fixes = (
+            Fix(
+                "setting",
+                "CUDA graphs",
+                (cudagraphs,),
+                tradeoff="replays each graph's kernels with one launch; keeps static copies "
+                "of inputs and outputs (more memory); does not apply to graphs with dynamic "
+                "shapes, CPU tensors or mutated inputs (torch says which, and runs those "
+                "without)",
+                source="torch.compile docs (mode='reduce-overhead')",
+            ),
+            bigger,
+        )
     return [
         Finding(
             kind="launch_bound",
@@ -170,16 +180,16 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     s = real.settings
     if s is None or not s.tf32_capable or s.matmul_precision != "highest":
         return []
-    step_s = share = 0.0
+    step_s = 0.0
     ids: list[str] = []
     for row in kernel_rows(capture):
         op, _aten = op_of(row["kernel"])
         if op in _MATMULS and _is_fp32(capture, row["compile_id"], op):
             step_s += row["per_step_s"] or 0.0
-            share += row["share"] or 0.0
             ids.append(row["compile_id"])
     if not ids:
         return []
+    share = step_s / real.compiled.median_s
     setting = Setting("torch.backends.cuda.matmul.allow_tf32", "set", True)
     what = (
         f"Matmuls run in full fp32 on a GPU with TF32 tensor cores ({s.device_name}): "
@@ -198,7 +208,7 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
                     "setting",
                     'torch.set_float32_matmul_precision("high")',
                     (setting,),
-                    tradeoff="TF32 keeps fp32's range with a 10-bit mantissa (about 3 decimal "
+                    tradeoff="less precision: TF32 keeps fp32's range with a 10-bit mantissa (3 decimal "
                     "digits) in matmul inputs: check the loss curve; bf16 autocast goes further",
                     source="torch.set_float32_matmul_precision docs",
                 ),

@@ -1,0 +1,149 @@
+"""Speed findings from real steps: detected from what was measured, ranked by ms per step, absent
+when they do not apply (no torch needed: real steps written by hand onto a recorded capture)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import compilescope
+from compilescope.model.findings import findings, text
+from compilescope.model.findings_speed import SHOWN_SHARE
+from compilescope.model.timing import (
+    GraphShare,
+    KernelTiming,
+    OptimizerSeen,
+    RealSteps,
+    Sample,
+    StepSettings,
+    Timings,
+)
+
+STEP = 0.020  # a 20 ms step
+
+
+def _sample(s: float) -> Sample:
+    return Sample(s, s * 0.95, s * 1.05, 10)
+
+
+def _with_real(capture, **real) -> compilescope.Capture:
+    device = real.pop("device", "cuda:0")
+    steps = RealSteps(device=device, compiled=_sample(STEP), **real)
+    return replace(capture, timings=Timings(device=device, real_steps=steps))
+
+
+def _adam(**flags) -> OptimizerSeen:
+    return OptimizerSeen(
+        "Adam", 96, flags.get("foreach", False), flags.get("fused"), True, "train.py", 12,
+        "opt = torch.optim.Adam(model.parameters(), foreach=False)",
+    )  # fmt: skip
+
+
+def _kinds(found) -> list[str]:
+    return [f.kind for f in found]
+
+
+def test_an_eager_optimizer_taking_half_the_step_ranks_first_with_its_fixes(loaded):
+    capture = _with_real(loaded("gpt2"), optimizer_s=0.011, optimizers=(_adam(),), device="cpu")
+    found = findings(capture)
+    top = found[0]
+    assert top.kind == "eager_optimizer"
+    assert "`Adam`" in top.what and "55% of the step" in top.what and "96 parameter" in top.what
+    assert top.user is not None and top.user.line == 12  # where the optimizer is built
+    assert [f.title for f in top.fixes] == [
+        "a fused optimizer",
+        "a foreach optimizer",
+        "compile the optimizer step",
+    ]
+    assert "fused=True" in top.fixes[0].change
+    assert top.cost.step_s == 0.011 and abs(top.cost.share - 0.55) < 1e-9
+    # Above the logging break that costs no measured time, in the text a user reads first.
+    assert "eager optimizer" in text(found, 1)
+
+
+def test_an_optimizer_below_the_shown_share_or_compiled_is_not_a_finding(loaded):
+    small = _with_real(loaded("gpt2"), optimizer_s=STEP * SHOWN_SHARE * 0.5, optimizers=(_adam(),))
+    assert "eager_optimizer" not in _kinds(findings(small))
+    compiled = _with_real(
+        loaded("gpt2"), optimizer_s=0.011, optimizers=(replace(_adam(), eager=False),)
+    )
+    assert "eager_optimizer" not in _kinds(findings(compiled))
+    fused = _with_real(loaded("gpt2"), optimizer_s=0.011, optimizers=(_adam(fused=True),))
+    (f,) = [f for f in findings(fused) if f.kind == "eager_optimizer"]
+    assert [x.title for x in f.fixes] == ["compile the optimizer step"]  # already fused
+
+
+def test_a_gpu_step_idle_between_kernels_is_launch_bound_with_cuda_graphs_first(loaded):
+    kernels = tuple(
+        KernelTiming("1/0_1", f"triton_poi_{i}", _sample(5e-6), 2.0, role="forward")
+        for i in range(40)
+    )
+    capture = _with_real(
+        loaded("gpt2"),
+        busy_s=0.004,
+        kernels=kernels,
+        graphs=(GraphShare("1/0_1", "forward", 0.0004, 40),),
+    )
+    (f,) = [f for f in findings(capture) if f.kind == "launch_bound"]
+    assert "idle 16.000 ms of the 20.000 ms step (80%)" in f.what
+    assert "80 compiled kernel launches per step" in f.what
+    assert f.fixes[0].settings[0].python() == "torch.compile(..., mode='reduce-overhead')"
+    assert findings(capture)[0].kind == "launch_bound"
+    # The optimizer's own idle time is its own finding, not counted twice.
+    both = _with_real(
+        loaded("gpt2"), busy_s=0.004, kernels=kernels, optimizer_s=0.010, optimizers=(_adam(),)
+    )
+    (lb,) = [f for f in findings(both) if f.kind == "launch_bound"]
+    assert abs(lb.cost.step_s - 0.006) < 1e-9
+    # Under CUDA graphs no kernel is launched one by one: CUDA graphs are not offered again.
+    replayed = _with_real(loaded("gpt2"), busy_s=0.004)
+    (rf,) = [f for f in findings(replayed) if f.kind == "launch_bound"]
+    assert "CUDA graphs replay them" in rf.what and rf.fixes[0].title == "fewer, bigger launches"
+
+
+def test_a_busy_gpu_or_a_cpu_step_is_not_launch_bound(loaded):
+    busy = _with_real(loaded("gpt2"), busy_s=0.019)
+    assert "launch_bound" not in _kinds(findings(busy))
+    cpu = _with_real(loaded("gpt2"), device="cpu", between_s=0.015)
+    assert "launch_bound" not in _kinds(findings(cpu))
+
+
+def _tf32_capture(loaded, precision: str, capable: bool = True):
+    mm = tuple(
+        KernelTiming("1/0_1", name, _sample(0.004), 1.0, role="forward")
+        for name in ("extern_kernels.mm", "extern_kernels.addmm")
+    )
+    settings = StepSettings("NVIDIA H100 80GB HBM3", capable, precision, True)
+    return _with_real(loaded("gpt2"), kernels=mm, settings=settings, busy_s=STEP)
+
+
+def test_fp32_matmuls_on_a_tf32_gpu_name_the_precision_setting(loaded):
+    found = findings(_tf32_capture(loaded, "highest"))
+    assert found[0].kind == "fp32_matmul"
+    f = found[0]
+    assert "full fp32" in f.what and "H100" in f.what and "8.000 ms per step (40%" in f.what
+    assert f.fixes[0].title == 'torch.set_float32_matmul_precision("high")'
+    assert f.fixes[0].python() == "torch.backends.cuda.matmul.allow_tf32 = True"
+    assert "precision" in f.fixes[0].tradeoff
+
+
+def test_no_tf32_finding_where_it_does_not_apply(loaded):
+    assert "fp32_matmul" not in _kinds(findings(_tf32_capture(loaded, "high")))
+    assert "fp32_matmul" not in _kinds(findings(_tf32_capture(loaded, "highest", capable=False)))
+
+
+def test_no_speed_findings_without_real_steps(loaded):
+    kinds = _kinds(findings(loaded("gpt2")))
+    assert not {"eager_optimizer", "launch_bound", "fp32_matmul"} & set(kinds)
+
+
+def test_speed_fields_survive_json(loaded):
+    capture = _with_real(
+        loaded("gpt2"),
+        optimizer_s=0.011,
+        optimizers=(_adam(),),
+        settings=StepSettings("cpu", False, "highest", None),
+    )
+    again = compilescope.Capture.from_json(capture.to_json())
+    assert again.timings.real_steps.optimizers == (_adam(),)
+    assert again.timings.real_steps.settings.matmul_precision == "highest"
+    assert [f.kind for f in findings(again)][:1] == ["eager_optimizer"]
