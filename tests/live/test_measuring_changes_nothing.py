@@ -182,10 +182,9 @@ def test_a_capture_compiles_what_a_plain_run_compiles(workload, optimizer):
     assert not [c for c in capture if pathlib.Path(c.frame.file).is_relative_to(ours)]
     assert not [b for c in capture for b in c.graph_breaks if b.at_own_hook]
     assert not [c for c in capture if c.status == OWN_HOOK_STATUS]
-    # The steps were still followed: the window of real steps ran (or found nothing to time).
+    # The steps were still followed: the window of real steps ran.
     real = capture.timings.real_steps
-    note = capture.timings.real_steps_note
-    assert real is not None or note == "no compiled kernels to time in the real steps", note
+    assert real is not None and real.compiled.repeats == 10, capture.timings.real_steps_note
     # The user's training did the same arithmetic (the eager window runs the same code).
     for a, b in zip(weights, plain_weights, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
@@ -214,3 +213,70 @@ def test_the_step_hook_is_heard_from_inside_a_compiled_graph():
     assert not counters["graph_break"] and counters["stats"]["calls_captured"] == 2
     step(torch.ones(3))  # outside: the listener is gone
     assert len(heard) == 3
+
+
+def _ours_registered() -> list[str]:
+    """Everything of compilescope's a capture puts into torch, still there."""
+    from compilescope.live import step_boundaries
+    from torch.optim import optimizer
+
+    left = []
+    hooks = [
+        *optimizer._global_optimizer_pre_hooks.values(),
+        *optimizer._global_optimizer_post_hooks.values(),
+    ]
+    if step_boundaries.registered() or [h for h in hooks if "compilescope" in h.__module__]:
+        left.append("optimizer step hooks")
+    if torch._C._autograd._top_saved_tensors_default_hooks(False) is not None:
+        left.append("saved-tensor hooks")
+    if torch._dynamo.eval_frame._stance.stance != "default":
+        left.append("compile stance")
+    handlers = logging.getLogger("torch.__trace").handlers
+    if [h for h in handlers if "compilescope" in type(h).__module__]:
+        left.append("trace handler")
+    if any("compilescope" in type(f).__module__ for lg in _torch_loggers() for f in lg.filters):
+        left.append("log filters")
+    import os
+
+    if "TEARDOWN_CUPTI" in os.environ:
+        left.append("TEARDOWN_CUPTI")
+    config = torch._inductor.config
+    if type(config.custom_partitioner_fn).__module__.startswith("compilescope"):
+        left.append("custom partitioner")
+    return left
+
+
+def _torch_loggers():
+    return [
+        logging.getLogger(name)
+        for name in logging.root.manager.loggerDict
+        if name.startswith("torch")
+    ]
+
+
+def test_nothing_of_ours_remains_registered_after_a_capture_with_a_window_of_steps():
+    assert _ours_registered() == []
+    model, loop = eager_optimizer("adamw")
+    with compilescope.capturing() as cap:
+        loop()
+    assert cap.capture.timings.real_steps is not None  # the window and eager steps ran
+    assert _ours_registered() == []
+
+
+def test_code_compiled_before_the_block_still_has_its_steps_timed():
+    # A notebook cell run twice: the model was compiled by the first run.
+    torch._dynamo.reset()
+    model, loop = eager_optimizer("sgd")
+    loop()  # compiled here, before the block
+    with compilescope.capturing() as cap:
+        loop()
+    capture = cap.capture
+    assert len(capture) == 0 and "compiled before" in capture.note
+    assert "reset=True" in capture.note and "note: nothing compiled" in str(capture)
+    real = capture.timings.real_steps
+    assert real is not None and real.compiled.repeats == 10 and real.eager is not None
+    assert "compiled before" in real.note and not real.graphs  # timed whole, not split
+    # reset=True captures the compile again.
+    with compilescope.capturing(reset=True) as again:
+        loop()
+    assert len(again.capture) > 0 and not again.capture.note

@@ -137,7 +137,7 @@ def capture_run(
 
 @contextlib.contextmanager
 def capturing(
-    *, real_steps: int = 10, eager_steps: int = 5, **inductor_options: object
+    *, real_steps: int = 10, eager_steps: int = 5, reset: bool = False, **inductor_options: object
 ) -> Iterator[CaptureHandle]:
     """Capture every torch.compile compilation inside the block.
 
@@ -149,8 +149,13 @@ def capturing(
     Once compiling has stopped, `real_steps` of the code's own steps (optimizer step to
     optimizer step) are timed with every compiled kernel, then `eager_steps` more with
     torch.compile's stance set to force_eager (0 turns either off); see `Timings.real_steps`.
+    Code compiled before the block runs from torch.compile's cache and its compile is not
+    seen (its steps are still timed, whole); `reset=True` empties Dynamo's caches first
+    (`torch._dynamo.reset()`: every compiled function compiles again on its next call).
     """
     how = CompileOptions(timings=False, real_steps=real_steps, eager_steps=eager_steps)
+    if reset:
+        torch_bridge.reset_dynamo()
     with capture_run(how, extra_settings=inductor_options or None, loop=True) as run:
         yield CaptureHandle(run)
 

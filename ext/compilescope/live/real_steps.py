@@ -26,7 +26,7 @@ from ..model.kernel import OutputCode
 from ..model.timing import GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
 from .profiler_times import LABEL, detaching_cupti, device_totals, kernel_times_from_kineto
-from .session import CaptureSession
+from .session import BEFORE_THE_BLOCK, CaptureSession
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 
@@ -190,8 +190,18 @@ class RealStepTimer:
     def _open_window(self) -> None:
         codes = self.session.output_code_so_far()
         if not any(code.kernels for cs in codes.values() for code in cs):
-            self.notes.append("no compiled kernels to time in the real steps")
-            self.state = "done"
+            # Nothing to split by graph: the steps are still timed whole, and eagerly after.
+            self.notes.append(
+                "no kernel compiled inside the block: the steps are timed whole, not split"
+                + ("" if codes else f" ({BEFORE_THE_BLOCK})")
+            )
+            walls = self._walls
+            self._compiled = {
+                "compiled": Sample(statistics.median(walls), min(walls), max(walls), len(walls)),
+                "first_step": self._first.get("compiled"),
+                "step_walls": tuple(walls),
+            }
+            self._after_compiled()
             return
         stack = contextlib.ExitStack()
         self._log_dicts = []
@@ -284,6 +294,10 @@ class RealStepTimer:
             "between_s": between,
             "kernels": tuple(kernels),
         }
+        self._after_compiled()
+
+    def _after_compiled(self) -> None:
+        """The compiled steps are timed: publish them, then run the eager steps if they fit."""
         reading = self._memory_reading() if self.eager_steps > 0 else None
         too_big = eager_memory_verdict(*reading) if reading else None
         if too_big:

@@ -29,6 +29,14 @@ from .triton_ir import with_autotune_choices, with_triton_ir
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
 
 
+# What a capture of code compiled before the block can and cannot see, and how to see it all.
+BEFORE_THE_BLOCK = (
+    "nothing compiled inside the block: code compiled before it runs from torch.compile's "
+    "cache, and its compile is not in this capture; call torch._dynamo.reset() first, or use "
+    "capturing(reset=True), to capture it"
+)
+
+
 class CaptureSession:
     """Collects trace records while active; `result` is the Capture once it has ended."""
 
@@ -153,6 +161,8 @@ class CaptureSession:
                 builder.add(event)
         self._records = []  # the capture holds what matters; drop the raw records
         capture = replace(builder.build(source="live"), partial=partial)
+        if not capture.compiles and not partial:
+            capture = replace(capture, note=BEFORE_THE_BLOCK)
         if rank is not None:  # torch puts the rank in each record; the world size it does not
             capture = replace(capture, ranks=(rank,), world_size=world_size)
         sources, cells = self._cell_sources(capture)

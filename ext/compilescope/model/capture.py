@@ -49,6 +49,8 @@ class Capture:
     world_size: int | None = None  # processes in the distributed job, when known
     # Per rank log (or saved rank capture) read: where each ends, what of it could not be read.
     rank_logs: tuple[RankLog, ...] = ()
+    # What the capture could not see, and how to see it (e.g. code compiled before the block).
+    note: str = ""
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:

@@ -72,6 +72,8 @@ def summarize(capture: Capture) -> str:
     lines = [head]
     if capture.partial:
         lines.append(f"PARTIAL: {capture.partial}; what compiled before is shown")
+    if capture.note:
+        lines.append(f"note: {capture.note}")
     for c in capture.compiles:
         lines.append(_compile_line(c, capture.cells))
         for brk in c.graph_breaks:
