@@ -16,6 +16,9 @@ Loops (cause -> remedy):
   lm_fp32      a GPT-2 trained in fp32, TF32 off       -> torch.set_float32_matmul_precision("high")
   cnn_launch   a ResNet-style CNN, small batch (launch-bound) -> torch.compile(mode="reduce-overhead")
   mlp_eager_opt a 48-layer MLP, per-parameter Adam     -> torch.optim.Adam(fused=True)
+  lm_item_sync a small GPT-2 logging loss and grad norm with .item() every step, mid-step
+                                                       -> keep them on the GPU, read every 50 steps
+  cnn_nchw     a ResNet-style CNN, batch 32 at 128 px, NCHW -> channels_last (model and input)
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "lm_fp32": ("fp32_matmul", "set_float32_matmul_precision"),
     "cnn_launch": ("launch_bound", "CUDA graphs"),
     "mlp_eager_opt": ("eager_optimizer", "fused"),
+    "lm_item_sync": ("host_sync", "every N steps"),
+    "cnn_nchw": ("channels_last", "channels_last"),
 }
 
 
@@ -86,6 +91,46 @@ def build(loop: str, arm: str):
 
         def step():
             compiled(x).pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "lm_item_sync":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=256, n_head=4, n_positions=128))
+        model = model.to(dev, dtype=torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 50257, (8, 128), device=dev)
+        compiled = torch.compile(model)
+        log: list = []
+
+        def step():
+            loss = compiled(input_ids=ids, labels=ids).loss
+            loss.backward()
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if arm == "fix":  # on the GPU; read every 50 steps
+                log.append(torch.stack([loss.detach(), norm]))
+                if len(log) == 50:
+                    print(torch.stack(log).mean(0).tolist())
+                    log.clear()
+            else:  # two Python floats per step: the CPU waits for the GPU twice
+                log.append((loss.item(), norm.item()))
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "cnn_nchw":
+        from gpu_real_steps import build as build_model
+
+        model, inputs, loss_fn = build_model("resnet", "full", dev)
+        x, y = inputs
+        if arm == "fix":
+            model = model.to(memory_format=torch.channels_last)
+            x = x.contiguous(memory_format=torch.channels_last)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        compiled = torch.compile(model)
+
+        def step():
+            loss_fn(compiled, x, y).backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
 

@@ -147,3 +147,59 @@ def test_speed_fields_survive_json(loaded):
     assert again.timings.real_steps.optimizers == (_adam(),)
     assert again.timings.real_steps.settings.matmul_precision == "highest"
     assert [f.kind for f in findings(again)][:1] == ["eager_optimizer"]
+
+
+def test_waits_for_the_gpu_are_named_with_the_idle_time_they_cause(loaded):
+    capture = _with_real(
+        loaded("gpt2"), busy_s=0.012, syncs_per_step=3.0, scalar_reads_per_step=3.0,
+        sync_idle_s=0.006,
+    )  # fmt: skip
+    found = findings(capture)
+    (f,) = [f for f in found if f.kind == "host_sync"]
+    assert "waits for the GPU 3 times per step" in f.what and "`.item()`" in f.what
+    assert "idle 6.000 ms per step (30%)" in f.what and f.fixes[0].title == "read values less often"
+    # The idle time around the waits is not counted again as launch-bound (8 - 6 = 2 ms: 10%).
+    assert "launch_bound" not in _kinds(found)
+    quiet = _with_real(loaded("gpt2"), busy_s=0.019, syncs_per_step=1.0, sync_idle_s=0.0001)
+    assert "host_sync" not in _kinds(findings(quiet))
+
+
+def _conv_capture(strides: str):
+    from compilescope.model.compile import Compile
+    from compilescope.model.compile_id import CompileId
+    from compilescope.model.graph import Graph, Node, TensorMeta
+    from compilescope.model.kernel import Kernel, OutputCode
+
+    x = Node(
+        "x",
+        "placeholder",
+        "x",
+        tensors=(TensorMeta("bf16", ("8", "64", "32", "32"), strides, "cuda:0"),),
+    )
+    conv = Node(
+        "convolution", "call_function", "torch.ops.aten.convolution.default", inputs=("x", "w")
+    )
+    graph = Graph("inductor_post_grad_graph", "", nodes=(x, conv))
+    c = Compile(
+        CompileId(frame_id=0, frame_compile_id=0),
+        graphs={"inductor_post_grad_graph": (graph,)},
+        output_code=(
+            OutputCode(
+                "", role="forward", kernels=(Kernel("extern_kernels.convolution", "extern"),)
+            ),
+        ),
+    )
+    timing = KernelTiming("0/0", "extern_kernels.convolution", _sample(0.006), 1.0)
+    return _with_real(compilescope.Capture((c,)), kernels=(timing,), busy_s=STEP)
+
+
+def test_nchw_convolutions_are_named_and_channels_last_ones_are_not():
+    (f,) = [
+        f
+        for f in findings(_conv_capture(("65536", "1024", "32", "1")))
+        if f.kind == "channels_last"
+    ]
+    assert "6.000 ms per step (30% of the step)" in f.what
+    assert "channels_last" in f.fixes[0].change
+    channels_last = _conv_capture(("65536", "1", "2048", "64"))
+    assert "channels_last" not in _kinds(findings(channels_last))

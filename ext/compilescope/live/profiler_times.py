@@ -143,6 +143,60 @@ def device_totals(events: list[Any]) -> tuple[int, int]:
     return busy, total
 
 
+def device_kernels_by_name(events: list[Any]) -> dict[str, list[float]]:
+    """Every device kernel of a profiler session by its name: seconds per launch, in order.
+
+    Kernels replayed inside a CUDA graph (torch.compile's mode="reduce-overhead") run no
+    Python wrapper and so no range of ours; CUPTI still records each by its name, which is
+    the Triton kernel's name."""
+    cpu = torch.autograd.DeviceType.CPU
+    out: dict[str, list[float]] = {}
+    for e in events:
+        if e.device_type() == cpu or e.linked_correlation_id() <= 0:
+            continue
+        name = e.name()
+        if name.startswith(LABEL) or name.startswith("Memcpy") or name.startswith("Memset"):
+            continue
+        out.setdefault(name, []).append(e.duration_ns() / 1e9)
+    return out
+
+
+# CUDA runtime calls that make the CPU wait for the GPU (a `.item()` is a cudaMemcpyAsync to the
+# host and a cudaStreamSynchronize), and the op that reads a tensor into a Python number.
+_SYNCS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
+_SCALAR_READ = "aten::_local_scalar_dense"
+
+
+def host_syncs(events: list[Any]) -> tuple[int, int, int]:
+    """(the CPU's waits for the GPU, reads of a tensor into a Python number, device idle ns
+    around the waits) in a profiler session. A wait drains the GPU's queue: from the last
+    kernel before it ends to the first kernel after it, the device has nothing to run."""
+    import bisect
+
+    cpu = torch.autograd.DeviceType.CPU
+    waits: list[int] = []
+    reads = 0
+    spans: list[tuple[int, int]] = []
+    for e in events:
+        name = e.name()
+        if e.device_type() == cpu:
+            if name in _SYNCS:
+                waits.append(e.end_ns())
+            elif name == _SCALAR_READ:
+                reads += 1
+        elif e.linked_correlation_id() > 0 and not name.startswith(LABEL):
+            spans.append((e.start_ns(), e.start_ns() + e.duration_ns()))
+    spans.sort()
+    starts = [a for a, _ in spans]
+    ends = sorted(b for _, b in spans)
+    idle = 0
+    for t in waits:
+        i, j = bisect.bisect_left(starts, t), bisect.bisect_right(ends, t) - 1
+        if i < len(starts) and j >= 0:
+            idle += max(starts[i] - ends[j], 0)
+    return len(waits), reads, idle
+
+
 def function_event_times(prof: Any) -> Times:  # a torch.profiler.profile
     """The same times through the profiler's FunctionEvent tree (slow; the fallback)."""
     times: Times = {}

@@ -25,11 +25,19 @@ from ..common import human_bytes
 from ..model.kernel import OutputCode
 from ..model.timing import GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
-from .profiler_times import LABEL, detaching_cupti, device_totals, kernel_times_from_kineto
+from .profiler_times import (
+    LABEL,
+    detaching_cupti,
+    device_kernels_by_name,
+    device_totals,
+    host_syncs,
+    kernel_times_from_kineto,
+)
 from .session import BEFORE_THE_BLOCK, CaptureSession
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 
+REPLAYED = "real steps, torch.profiler (CUDA graph replay)"
 _SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
 
 # How many times the compiled step's own memory an eager step may need: eager keeps the
@@ -263,9 +271,17 @@ class RealStepTimer:
         wall = statistics.median(walls)
         graphs_s = sum(g.seconds for g in shares)
         busy = outside = None
+        syncs: dict[str, float] = {}
         if prof is not None:
-            busy_ns, total_ns = device_totals(prof.profiler.kineto_results.events())
+            events = prof.profiler.kineto_results.events()
+            busy_ns, total_ns = device_totals(events)
             busy = busy_ns / 1e9 / steps
+            waits, reads, idle_ns = host_syncs(events)
+            syncs = {
+                "syncs_per_step": waits / steps,
+                "scalar_reads_per_step": reads / steps,
+                "sync_idle_s": idle_ns / 1e9 / steps,
+            }
             outside = max(total_ns / 1e9 / steps - graphs_s, 0.0)
             between = max(wall - busy, 0.0)
             # Device time in parallel streams can exceed the union: the split keeps the union.
@@ -293,6 +309,7 @@ class RealStepTimer:
             "outside_graphs_s": outside,
             "between_s": between,
             "kernels": tuple(kernels),
+            **syncs,
         }
         self._after_compiled()
 
@@ -320,30 +337,36 @@ class RealStepTimer:
 
     def _kernel_figures(self, prof: Any, steps: int) -> tuple[list[KernelTiming], list[GraphShare]]:
         logs = self._logs()
+        replayed: set[tuple[str, str, str]] = set()
         if prof is not None:  # GPU: the kernels' device time, from the profiler's ranges
-            times, _ = kernel_times_from_kineto(prof.profiler.kineto_results.events())
+            events = prof.profiler.kineto_results.events()
+            times, _ = kernel_times_from_kineto(events)
             for (label, name), values in times.items():
                 cid, _, role = label.partition(_SEP)
                 log = logs.get((cid, role, name))
                 if log is not None:
                     log.times = [v for v in values if v > 0]
+            replayed = _replayed(logs, device_kernels_by_name(events))
         per_graph: dict[tuple[str, str], list[float]] = {}
         kernels = []
         for (cid, role, name), log in sorted(logs.items()):
             if not log.times:
                 continue
             calls = log.times
+            launches = len(calls) if (cid, role, name) in replayed else log.calls
             # a median call times the calls per step: one slow call (a page fault, another
             # process) does not inflate the step's share
-            per_step = statistics.median(calls) * log.calls / max(steps, 1)
+            per_step = statistics.median(calls) * launches / max(steps, 1)
             per_graph.setdefault((cid, role), []).append(per_step)
             kernels.append(
                 KernelTiming(
                     cid,
                     name,
                     Sample(statistics.median(calls), min(calls), max(calls), len(calls)),
-                    log.calls / steps,
-                    source="real steps, torch.profiler"
+                    launches / steps,
+                    source=(
+                        REPLAYED if (cid, role, name) in replayed else "real steps, torch.profiler"
+                    )
                     if prof is not None
                     else "real steps, wall clock",
                     role=role,
@@ -418,6 +441,21 @@ class RealStepTimer:
         if self.result is not None:
             self._publish()
         return self.result
+
+
+def _replayed(
+    logs: dict[tuple[str, str, str], CallLog], by_name: dict[str, list[float]]
+) -> set[tuple[str, str, str]]:
+    """Kernels no wrapper saw but the profiler did (replayed in a CUDA graph): their logs get
+    the profiler's times by name, where the name is one kernel's alone among the unseen."""
+    unseen = [key for key, log in logs.items() if not log.times and key[2] in by_name]
+    names = [key[2] for key in unseen]
+    found = set()
+    for key in unseen:
+        if names.count(key[2]) == 1:
+            logs[key].times = [v for v in by_name[key[2]] if v > 0]
+            found.add(key)
+    return found
 
 
 def _with_role(code: OutputCode, role: str) -> OutputCode:

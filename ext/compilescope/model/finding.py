@@ -22,6 +22,8 @@ KINDS = (
     "eager_optimizer",  # an optimizer step that runs eagerly, by its share of the real step
     "launch_bound",  # a GPU step idle between kernels: launch- and host-bound
     "fp32_matmul",  # fp32 matmuls without TF32 on a GPU that has it
+    "host_sync",  # the CPU waits for the GPU inside the step (.item(), .cpu(), printing)
+    "channels_last",  # convolutions on NCHW tensors where channels-last is faster
 )
 
 # Setting operations (see Setting).

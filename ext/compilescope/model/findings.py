@@ -31,6 +31,8 @@ SEVERITY = {
     "eager_optimizer": 40.0,
     "launch_bound": 40.0,
     "fp32_matmul": 40.0,
+    "host_sync": 40.0,
+    "channels_last": 40.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
@@ -42,6 +44,8 @@ SHARE_WEIGHT = {
     "eager_optimizer": 100.0,
     "launch_bound": 100.0,
     "fp32_matmul": 100.0,
+    "host_sync": 100.0,
+    "channels_last": 100.0,
 }
 
 

@@ -32,6 +32,8 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *_optimizer_findings(capture, real),
         *_launch_bound_findings(capture, real),
         *_tf32_findings(capture, real),
+        *_sync_findings(real),
+        *_channels_last_findings(capture, real),
     ]
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE]
 
@@ -115,8 +117,9 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         return []  # only a GPU profile tells device time from waiting
     wall = real.compiled.median_s
     idle = max(wall - real.busy_s, 0.0)
-    # Time inside an eager optimizer is its own finding: count only the rest here.
-    idle_rest = max(idle - (real.optimizer_s or 0.0), 0.0)
+    # Time inside an eager optimizer, and idle time around the CPU's waits, are findings of
+    # their own: count only the rest here.
+    idle_rest = max(idle - (real.optimizer_s or 0.0) - (real.sync_idle_s or 0.0), 0.0)
     share = idle_rest / wall
     if share < _IDLE_SHARE:
         return []
@@ -215,6 +218,107 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             ),
         )
     ]
+
+
+def _sync_findings(real: RealSteps) -> list[Finding]:
+    if not real.syncs_per_step or real.sync_idle_s is None:
+        return []
+    wall = real.compiled.median_s
+    reads = real.scalar_reads_per_step or 0.0
+    read_text = (
+        f", {reads:.0f} of them reading a tensor into a Python number (`.item()`, "
+        "`.tolist()`, `float(t)`, printing a tensor)"
+        if reads
+        else ""
+    )
+    what = (
+        f"The CPU waits for the GPU {real.syncs_per_step:.0f} time"
+        f"{'' if round(real.syncs_per_step) == 1 else 's'} per step{read_text}: each wait "
+        f"drains the GPU's queue, idle {real.sync_idle_s * 1e3:.3f} ms per step "
+        f"({real.sync_idle_s / wall:.0%}) until the next kernel is launched."
+    )
+    return [
+        Finding(
+            kind="host_sync",
+            what=what,
+            key="host_sync",
+            cost=Cost(
+                step_s=real.sync_idle_s,
+                share=real.sync_idle_s / wall,
+                note="device idle time per step around the CPU's waits (profiled steps)",
+            ),
+            fixes=(
+                Fix(
+                    "code",
+                    "read values less often",
+                    change="keep values on the GPU inside the step: read the loss every N "
+                    "steps (`if step % 50 == 0: print(loss.item())`), accumulate metrics in a "
+                    "tensor, avoid data-dependent shapes (`nonzero`, boolean masks) in the loop",
+                    tradeoff="the log shows every Nth value, a step late",
+                    source="PyTorch performance tuning guide (avoid CPU-GPU synchronization)",
+                ),
+            ),
+        )
+    ]
+
+
+def _channels_last_findings(capture: Capture, real: RealSteps) -> list[Finding]:
+    if not real.device.startswith("cuda"):
+        return []
+    step_s = 0.0
+    ids: list[str] = []
+    for row in kernel_rows(capture):
+        op, _aten = op_of(row["kernel"])
+        if op.startswith("convolution") and _nchw(capture, row["compile_id"]):
+            step_s += row["per_step_s"] or 0.0
+            ids.append(row["compile_id"])
+    if not ids:
+        return []
+    share = step_s / real.compiled.median_s
+    what = (
+        f"Convolutions run on NCHW (channels-first) tensors: {step_s * 1e3:.3f} ms per step "
+        f"({share:.0%} of the step); the GPU's convolution kernels are fastest channels-last."
+    )
+    return [
+        Finding(
+            kind="channels_last",
+            what=what,
+            key="channels_last",
+            compile_ids=tuple(dict.fromkeys(ids)),
+            cost=Cost(step_s=step_s, share=share, note="convolutions' time per step"),
+            fixes=(
+                Fix(
+                    "code",
+                    "channels-last memory format",
+                    change="model = model.to(memory_format=torch.channels_last) and each batch "
+                    "x = x.to(memory_format=torch.channels_last), before compiling",
+                    tradeoff="layout conversions where a layer needs NCHW; the gain is largest "
+                    "with bf16/fp16 on tensor cores",
+                    source="PyTorch channels-last tutorial; performance tuning guide",
+                ),
+            ),
+        )
+    ]
+
+
+def _nchw(capture: Capture, compile_id: str) -> bool:
+    """Whether the compile's forward convolutions read 4-d inputs laid out channels-first."""
+    try:
+        c = capture[compile_id]
+    except (KeyError, IndexError, ValueError):
+        return False
+    for g in c.graphs.get("inductor_post_grad_graph", ()):
+        nodes = {n.name: n for n in g.nodes}
+        for n in g.nodes:
+            if "aten.convolution." not in n.target or not n.inputs:
+                continue
+            source = nodes.get(n.inputs[0])
+            t = source.tensors[0] if source is not None and source.tensors else None
+            if t is not None and len(t.stride) == 4:
+                if all(x.isdigit() for x in t.stride):  # symbolic strides: not known
+                    strides = [int(x) for x in t.stride]
+                    return strides == sorted(strides, reverse=True) and strides[1] != 1
+    return False
 
 
 def _is_fp32(capture: Capture, compile_id: str, op: str) -> bool:

@@ -161,6 +161,12 @@ class RealSteps:
     optimizer_s: float | None = None
     optimizers: tuple[OptimizerSeen, ...] = ()
     settings: StepSettings | None = None
+    # GPU, from the split's profile: the CPU's waits for the GPU per step (cudaStreamSynchronize
+    # and the like), reads of a tensor into a Python number (.item()), and the device's idle
+    # time around those waits (its queue drained: nothing to run until the CPU launches again).
+    syncs_per_step: float | None = None
+    scalar_reads_per_step: float | None = None
+    sync_idle_s: float | None = None
 
     @property
     def graphs_s(self) -> float:
