@@ -30,6 +30,14 @@ function renderHead(root, data) {
   root.appendChild(head);
   if (data.partial) root.appendChild(el("div", { class: "cs-warn", "data-partial": "1" }, `PARTIAL: ${data.partial}; what compiled before is shown`));
   for (const s of data.skipped) root.appendChild(el("div", { class: "cs-muted" }, `skipped ${s.count}: ${s.reason}`));
+  // The capture's own note (why nothing compiled, say), over every tab.
+  if (data.note) root.appendChild(el("div", { class: "cs-note", "data-capture-note": "" }, data.note));
+}
+
+// A capture with no compile ids (code compiled before it began, or nothing compiled): the tabs
+// that show one compile id at a time say so instead (views/summary_html.py words it).
+function nothingCompiled(data) {
+  return el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture.");
 }
 
 // The context the tabs share, with the compile selector that graphs, code, guards and repro show.
@@ -121,11 +129,18 @@ export function renderResult(host, data, actions) {
   const panes = renderTabs(right, ctx);
   renderCellPane(ctx, cellPane);
   renderOverview(ctx, panes.overview, actions);
-  renderGraphs(ctx, panes.graphs);
-  renderCode(ctx, panes.code);
-  renderGuards(ctx, panes.guards);
+  if (data.compiles.length) {
+    renderGraphs(ctx, panes.graphs);
+    renderCode(ctx, panes.code);
+    renderGuards(ctx, panes.guards);
+    renderRepro(ctx, panes.repro);
+  } else {
+    for (const key of ["graphs", "code", "guards", "repro"]) panes[key].appendChild(nothingCompiled(data));
+    // Nothing to open: the cross-links (from the cell pane, findings, timings) lead nowhere.
+    ctx.openGraph = () => ctx.showTab("graphs");
+    ctx.openKernel = () => ctx.showTab("code");
+  }
   renderTimings(panes.timings, data, ctx.openKernel);
-  renderRepro(ctx, panes.repro);
   if (data.diff) renderDiff(panes.diff, data.diff);
 
   for (const [s, cb] of ctx.selectors) { s.value = String(ctx.compileIndex); cb(); }

@@ -117,7 +117,9 @@ export function renderOverview(ctx, p, actions) {
     holder.innerHTML = data.ranks_html; // built and escaped in Python (views/ranks_html.py)
     p.appendChild(holder);
   }
-  p.appendChild(compileTable(ctx));
+  // No compile ids: a plain sentence in place of a table with a head and no rows.
+  if (data.compiles.length) p.appendChild(compileTable(ctx));
+  else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
   renderRawBreaks(ctx, p);
   renderFallbacks(ctx, p);
   data.compiles.forEach((c) => {

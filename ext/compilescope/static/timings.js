@@ -48,8 +48,8 @@ export function renderTimings(p, data, openKernel) {
     holder.innerHTML = data.charts[key]; // matplotlib's SVG, text escaped (views/figures.py)
     p.appendChild(holder);
   }
-  const why = data.source === "live"
-    ? "timings were turned off: --no-time, or capture(..., timings=False)"
+  const why = !data.compiles.length ? "nothing was compiled, so nothing compiled was timed"
+    : data.source === "live" ? "timings were turned off: --no-time, or capture(..., timings=False)"
     : "a log holds none; times come from a live capture: %%compile_fx, capture()";
   if (!measured.length && !data.real_steps && !data.real_steps_note) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
   for (const c of measured) {

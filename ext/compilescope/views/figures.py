@@ -81,7 +81,8 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     ax.barh(range(len(kernels)), totals, xerr=[low, high], color=_GREEN, ecolor="#555")
     # One slow outlier run (a CPU hiccup) must not squash every bar: whiskers past 1.5x the
     # longest bar are cut at the edge.
-    ax.set_xlim(0, 1.5 * max(totals))
+    # (Kernels timed at 0 us, a coarse clock: still a positive axis.)
+    ax.set_xlim(0, 1.5 * max(totals) or 1.0)
     for i, total in enumerate(totals):
         ax.annotate(f"{total:.1f} us", (total, i), xytext=(3, -8), textcoords="offset points",
                     fontsize=8, color="#444")  # fmt: skip
@@ -151,6 +152,12 @@ def sweep_figure(sweep: BudgetSweep, title: str = ""):
     restyled and saved: `sweep_figure(c.budget_sweep()).savefig("sweep.png")`.
     """
     points = sweep.points
+    if not points:  # no partition to draw: a figure that says so (it still saves and shows)
+        figure = ShownFigure(figsize=(6.4, 1.2), layout="constrained")
+        FigureCanvasAgg(figure)
+        figure.text(0.02, 0.5, label_text(f"{title or 'activation memory budget sweep'}: "
+                    "no partitions to draw", 120), fontsize=10, va="center")  # fmt: skip
+        return figure
     by_flops = all(p["recompute_flops"] is not None for p in points)
     y_of = (lambda p: p["recompute_flops"] / 1e6) if by_flops else (lambda p: p["recomputed_ops"])
     figure = ShownFigure(figsize=(6.4, 3.6), layout="constrained")

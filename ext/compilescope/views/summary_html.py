@@ -15,7 +15,8 @@ _STYLE = (
     ".cs-sum table{border-collapse:collapse}.cs-sum td,.cs-sum th{padding:2px 8px;"
     "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
     ".cs-sum pre{max-height:24em;overflow:auto;background:#f6f6f6;padding:6px;font-size:12px}"
-    ".cs-warn{color:#a00;font-weight:600}.cs-sum math{math-style:normal;font-size:16px}</style>"
+    ".cs-warn{color:#a00;font-weight:600}.cs-sum math{math-style:normal;font-size:16px}"
+    ".cs-sum .cs-empty,.cs-sum .cs-note{background:#f6f6f6;padding:6px 10px}</style>"
 )
 
 
@@ -29,10 +30,28 @@ def devices(capture: Capture) -> str:
                 found[t.device.split(":")[0]] = None
     languages = sorted({k.language for c in capture for k in c.kernels if k.language != "extern"})
     names = {"cpp": "C++", "triton": "Triton"}
-    where = ", ".join(found) or "unknown device"
+    # Nothing compiled (code compiled before the capture began): where its steps were timed.
+    timings = capture.timings
+    timed = timings.real_steps.device if timings and timings.real_steps else ""
+    where = ", ".join(found) or timed or "unknown device"
     return where + (
         f" ({', '.join(names.get(x, x) for x in languages)} kernels)" if languages else ""
     )
+
+
+def nothing_compiled(capture: Capture) -> str:
+    """What the views say in place of the compile ids of a capture that has none ("" when it
+    has some): generic, as the capture's own note (where it has one) says why."""
+    if capture.compiles:
+        return ""
+    text = (
+        "no compile ids in this capture: nothing was compiled while it ran, so there are no "
+        "graphs, kernels, guards or repros to show."
+    )
+    timings = capture.timings
+    if timings and timings.real_steps:
+        text += " Your steps were still timed as they ran (see the times)."
+    return text
 
 
 def _cell(c: Compile, cells: dict[str, int]) -> str:
@@ -127,6 +146,9 @@ def timings_html(capture: Capture) -> str:
         if capture.source != "live":  # a log or a saved capture never ran anything
             return "<p>Times: none in a log (times come from a live capture: %%compile_fx, capture()).</p>"
         return "<p>Times: not measured (timings were turned off: --no-time / timings=False).</p>"
+    real = _real_steps_html(capture)
+    if not t.graphs:  # no graph re-run alone: no empty table of them
+        return real + kernel_rows_html(capture)
     rows = []
     for g in t.graphs:
         if g.compiled is None or g.eager is None:  # a saved capture may lack either
@@ -162,9 +184,27 @@ def timings_html(capture: Capture) -> str:
         "<th>backward eager / compiled</th><th>step (fwd + bwd) eager / compiled</th>"
         "<th>forward kernels vs the rest</th><th>peak memory, eager / compiled</th></tr>"
         f"{''.join(rows)}</table>"
+        + real
         + kernel_rows_html(capture)
         + f"<details><summary>what was timed</summary><ul>{what}</ul></details>"
     )
+
+
+def _real_steps_html(capture: Capture) -> str:
+    """The user's own steps as they ran (the text summary's lines), or why none were timed."""
+    from ..model.summary import real_steps_lines
+
+    t = capture.timings
+    if t is None:
+        return ""
+    if t.real_steps is not None:
+        lines = "\n".join(line.strip() for line in real_steps_lines(t.real_steps))
+        return (
+            f"<p><b>Your steps as they ran</b></p><pre class='cs-real-steps'>{escape(lines)}</pre>"
+        )
+    if t.real_steps_note:
+        return f"<p>Your steps as they ran: not timed ({escape(t.real_steps_note)}).</p>"
+    return ""
 
 
 def _share(value: float | None) -> str:
@@ -209,6 +249,8 @@ def capture_html(capture: Capture) -> str:
     if capture.torch_version:
         head += f", torch {capture.torch_version}"
     rows = "".join(_row(c, capture.cells) for c in capture)
+    note = capture.note  # why nothing compiled, say (the live capture's own words)
+    note_html = f"<p class='cs-note' data-capture-note=''>{escape(note)}</p>" if note else ""
     partial = (
         f"<p class='cs-warn'>PARTIAL: {escape(capture.partial)}; what compiled before is shown</p>"
         if capture.partial
@@ -226,6 +268,13 @@ def capture_html(capture: Capture) -> str:
             "status",
         )
     )
+    # No compile ids: a plain sentence in place of a table with a head and no rows.
+    empty = nothing_compiled(capture)
+    compiles = (
+        f"<p class='cs-empty' data-no-compiles=''>{escape(empty)}</p>"
+        if empty
+        else f"<table><tr>{header}</tr>{rows}</table>"
+    )
     said = "".join(
         f"<div><b>{escape(m.compile_id)}</b> <small>{escape(m.origin)} {escape(m.where)}"
         f"{f' ({m.count} times)' if m.count > 1 else ''}</small><pre>{escape(m.message)}</pre></div>"
@@ -234,8 +283,9 @@ def capture_html(capture: Capture) -> str:
     if said:
         said = f"<details open class='cs-said'><summary>torch said</summary>{said}</details>"
     return (
-        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}{said}"
-        f"<table><tr>{header}</tr>{rows}</table>{timings_html(capture) if capture.timings else ''}"
+        f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}{note_html}"
+        f"{said}{compiles}"
+        f"{timings_html(capture) if capture.timings else ''}"
         f"{''.join(_details(c) for c in capture)}</div>"
     )
 

@@ -37,6 +37,8 @@ class Table(list):
             "<tr>" + "".join(f"<td>{escape(_cell(row[c]))}</td>" for c in self.columns) + "</tr>"
             for row in self
         )
+        if not body:  # an empty capture, or nothing of this kind in it: say so, not a bare head
+            body = f"<tr><td colspan='{len(self.columns)}'><i>no rows</i></td></tr>"
         return f"<table><tr>{head}</tr>{body}</table>"
 
 

@@ -344,7 +344,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
 def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
     """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them."""
     from ..model.kernel_table import kernel_rows
-    from .summary_html import devices
+    from .summary_html import devices, nothing_compiled
 
     graphs: list[dict] = []
     compiles = [compile_data(c, capture, graphs) for c in capture]
@@ -360,6 +360,10 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
         "source": capture.source,
         "device": devices(capture),
         "partial": capture.partial,
+        # With no compile ids: what the view says in place of them, and the capture's own
+        # note (why nothing compiled, where it knows); "" otherwise.
+        "nothing_compiled": nothing_compiled(capture),
+        "note": capture.note,
         "skipped": [{"reason": s.reason, "count": s.count} for s in capture.skipped],
         "compiles": compiles,
         "graphs": graphs,

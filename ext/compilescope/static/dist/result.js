@@ -1458,7 +1458,8 @@ function renderOverview(ctx, p, actions) {
     holder.innerHTML = data.ranks_html;
     p.appendChild(holder);
   }
-  p.appendChild(compileTable(ctx));
+  if (data.compiles.length) p.appendChild(compileTable(ctx));
+  else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
   renderRawBreaks(ctx, p);
   renderFallbacks(ctx, p);
   data.compiles.forEach((c) => {
@@ -1538,7 +1539,7 @@ function renderTimings(p, data, openKernel) {
     holder.innerHTML = data.charts[key];
     p.appendChild(holder);
   }
-  const why = data.source === "live" ? "timings were turned off: --no-time, or capture(..., timings=False)" : "a log holds none; times come from a live capture: %%compile_fx, capture()";
+  const why = !data.compiles.length ? "nothing was compiled, so nothing compiled was timed" : data.source === "live" ? "timings were turned off: --no-time, or capture(..., timings=False)" : "a log holds none; times come from a live capture: %%compile_fx, capture()";
   if (!measured.length && !data.real_steps && !data.real_steps_note) p.appendChild(el("p", { class: "cs-muted" }, `Runtimes: not measured (${why}).`));
   for (const c of measured) {
     const t = c.timing;
@@ -1602,6 +1603,10 @@ function renderHead(root, data) {
   root.appendChild(head);
   if (data.partial) root.appendChild(el("div", { class: "cs-warn", "data-partial": "1" }, `PARTIAL: ${data.partial}; what compiled before is shown`));
   for (const s of data.skipped) root.appendChild(el("div", { class: "cs-muted" }, `skipped ${s.count}: ${s.reason}`));
+  if (data.note) root.appendChild(el("div", { class: "cs-note", "data-capture-note": "" }, data.note));
+}
+function nothingCompiled(data) {
+  return el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture.");
 }
 function resultContext(data) {
   const cellOf = {};
@@ -1697,11 +1702,17 @@ function renderResult(host, data, actions) {
   const panes = renderTabs(right, ctx);
   renderCellPane(ctx, cellPane);
   renderOverview(ctx, panes.overview, actions);
-  renderGraphs(ctx, panes.graphs);
-  renderCode(ctx, panes.code);
-  renderGuards(ctx, panes.guards);
+  if (data.compiles.length) {
+    renderGraphs(ctx, panes.graphs);
+    renderCode(ctx, panes.code);
+    renderGuards(ctx, panes.guards);
+    renderRepro(ctx, panes.repro);
+  } else {
+    for (const key of ["graphs", "code", "guards", "repro"]) panes[key].appendChild(nothingCompiled(data));
+    ctx.openGraph = () => ctx.showTab("graphs");
+    ctx.openKernel = () => ctx.showTab("code");
+  }
   renderTimings(panes.timings, data, ctx.openKernel);
-  renderRepro(ctx, panes.repro);
   if (data.diff) renderDiff(panes.diff, data.diff);
   for (const [s, cb] of ctx.selectors) {
     s.value = String(ctx.compileIndex);
