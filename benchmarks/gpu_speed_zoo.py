@@ -205,6 +205,9 @@ def worker(loop: str, arm: str, out: Path) -> None:
         "outside_s": real.outside_graphs_s if real else None,
         "between_s": real.between_s if real else None,
         "optimizer_s": real.optimizer_s if real else None,
+        "syncs_per_step": real.syncs_per_step if real else None,
+        "scalar_reads_per_step": real.scalar_reads_per_step if real else None,
+        "sync_idle_s": real.sync_idle_s if real else None,
         "note": (real.note if real else cap.timings.real_steps_note),
         "stopwatch_s": statistics.median(walls),
         "findings": [

@@ -32,7 +32,7 @@ SEVERITY = {
     "launch_bound": 40.0,
     "fp32_matmul": 40.0,
     "host_sync": 40.0,
-    "channels_last": 40.0,
+    "channels_last": 10.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
@@ -45,7 +45,9 @@ SHARE_WEIGHT = {
     "launch_bound": 100.0,
     "fp32_matmul": 100.0,
     "host_sync": 100.0,
-    "channels_last": 100.0,
+    # Its share is the convolutions' time, not what channels-last saves of it (measured 1.03x
+    # on a bf16 CNN on an H100): ranked as a hot kernel, below causes whose fix removes time.
+    "channels_last": 30.0,
 }
 
 
