@@ -2,29 +2,74 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+import os
+from typing import TYPE_CHECKING, Any, cast
 
-from .model.capture import Capture, Skipped
+from .model.capture import Capture, Skipped, draw_with
+from .model.compile import Compile
 from .model.compile_id import CompileId
+from .model.diff import CaptureDiff
+from .model.finding import Finding, Fix, Setting
+from .model.fix_trial import FixTrial
+from .model.graph import Graph
+from .model.kernel import Kernel
 from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
 from .model.rank_report import RankReport
 from .model.serialize import FormatError
+from .model.speedup import StepSpeedup
 from .trace.rank_files import merge_ranks, write_rank
 from .trace.reader import TraceError, load_trace
 
 __version__ = "0.1.0"
 
 
-def to_html(capture: Capture, path: str, before: Capture | None = None) -> str:
-    """Write one standalone, offline HTML report of `capture` (the interactive view inlined, a
-    script-free version beside it); returns the path. With `before`, the report also holds the
-    diff from that capture to this one."""
-    from .views.report import to_html as write
-
+def to_html(
+    capture: Capture, path: str | os.PathLike[str] | None = None, before: Capture | None = None
+) -> str:
+    """One standalone, offline HTML report of `capture` (the interactive view inlined, a
+    script-free version beside it), as `DataFrame.to_html` does: written to `path` (returns
+    the path), or returned as a string without one. With `before`, the report also holds the
+    diff from that capture to this one. `cap.to_html(path)` does the same."""
     capture = _as_capture(capture, "to_html", "capture")
     if before is not None:
         before = _as_capture(before, "to_html", "before")
-    return write(capture, path, before, findings(capture))
+    if path is None:
+        from .views.report import report_html
+
+        return report_html(capture, before=before, found=findings(capture))
+    from .views.report import to_html as write
+
+    return write(capture, os.fspath(path), before, findings(capture))
+
+
+def _view(capture: Capture, before: Capture | None = None):
+    """The view %%compile_fx shows under a cell: the widget, its script-free HTML inside."""
+    from .magic import trier
+    from .views.result_view import result_view
+
+    found = findings(capture)
+    return result_view(capture, before, found, on_try=trier(capture, found))
+
+
+class _Drawing:
+    """How a Capture draws itself (`cap.to_html`, its rich display): with the views."""
+
+    def report(
+        self, capture: Capture, path: str | os.PathLike[str] | None, before: Capture | None
+    ) -> str:
+        return to_html(capture, path, before)
+
+    def bundle(self, capture: Capture, include: Any, exclude: Any) -> Any:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        # A terminal IPython shows text only (its active types): no widget built for nothing.
+        if shell is None or "text/html" not in shell.display_formatter.active_types:
+            return None
+        return _view(capture)._repr_mimebundle_(include=include, exclude=exclude)
+
+
+draw_with(_Drawing())
 
 
 def _register_html_formatters() -> None:
@@ -42,7 +87,6 @@ def _register_html_formatters() -> None:
     from .views.ranks_html import ranks_html
 
     shell.display_formatter.formatters["text/html"].for_type(RankReport, ranks_html)
-    from .model.fix_trial import FixTrial
     from .views.findings_view import fix_trial_html
 
     shell.display_formatter.formatters["text/html"].for_type(FixTrial, fix_trial_html)
@@ -53,33 +97,54 @@ _register_html_formatters()
 if TYPE_CHECKING:
     from .live.pipeline import CaptureHandle, capture, capturing
 
+# Names loaded on first use: the live capture imports torch (keep `import compilescope` light
+# for log readers); tables and figures are the view's tables as rows and its charts as Figures.
+_LAZY = {
+    "capture": ".live.pipeline",
+    "capturing": ".live.pipeline",
+    "CaptureHandle": ".live.pipeline",
+    "tables": ".views.tables",
+    "figures": ".views.figures",
+}
+
 
 def __getattr__(name: str):
-    # The live capture imports torch; keep `import compilescope` light for log readers.
-    if name in ("capture", "capturing"):
-        from .live import pipeline
+    if name not in _LAZY:
+        raise AttributeError(f"module 'compilescope' has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(pipeline, name)
-    if name in ("tables", "figures"):  # the view's tables as rows, its charts as Figures
-        from importlib import import_module
+    module = import_module(_LAZY[name], __name__)
+    return module if module.__name__.endswith(f".{name}") else getattr(module, name)
 
-        return import_module(f".views.{name}", __name__)
-    raise AttributeError(f"module 'compilescope' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [
     "BudgetSweep",
     "Capture",
+    "CaptureDiff",
+    "CaptureHandle",
+    "Compile",
     "CompileId",
+    "Finding",
+    "Fix",
+    "FixTrial",
     "FormatError",
+    "Graph",
+    "Kernel",
     "Partition",
+    "RankReport",
     "RepartitionUnavailable",
+    "Setting",
     "Skipped",
+    "StepSpeedup",
     "TraceError",
+    "applying",
     "capture",
     "capturing",
     "compare_ranks",
-    "applying",
     "diff",
     "explore",
     "figures",
@@ -125,17 +190,7 @@ def show(capture: Capture, before: Capture | None = None) -> None:
             print(diff(before, capture).summary())
         return
 
-    from .magic import trier
-    from .views.result_view import result_view
-
-    found = findings(capture)
-    display(result_view(capture, before, found, on_try=trier(capture, found)))
-    if capture.several_ranks:
-        from IPython.display import HTML
-
-        from .views.ranks_html import ranks_html
-
-        display(HTML(ranks_html(capture.compare_ranks())))
+    display(_view(capture, before))  # a capture of several ranks: its rank report inside
 
 
 def explore(graph, title: str = ""):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -348,6 +349,8 @@ def trier(capture: Capture, found: tuple) -> Callable[[int], dict] | None:
     """What the view's "try this fix" button calls: try finding N's fix on `capture` (run again
     with the fix; settings restored), as the view's data. None when the capture cannot be
     run again (a log, `capturing()`)."""
+    if "compilescope.live.pipeline" not in sys.modules:  # nothing captured live: spare torch
+        return None
     from .live.pipeline import replay_of
 
     if replay_of(capture) is None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import serialize
 from .compile import Compile, GraphBreak
@@ -150,5 +151,49 @@ class Capture:
     def __str__(self) -> str:
         return self.summary()
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # what a terminal shows
         return self.summary()
+
+    # --- drawn (by views/: see Drawing) ------------------------------------------------------
+    def to_html(
+        self, path: str | os.PathLike[str] | None = None, before: Capture | None = None
+    ) -> str:
+        """The standalone, offline HTML report (the interactive view inlined, a script-free one
+        beside it), as `DataFrame.to_html` does: written to `path` (returns the path), or
+        returned as a string without one. With `before`, it also holds the diff from that
+        capture to this one. The same as `compilescope.to_html(cap, path)`."""
+        return _drawing().report(self, path, before)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        # IPython's rich display, as anywidget objects have it: a notebook shows the widget
+        # that %%compile_fx shows (with its script-free HTML); a terminal prints repr.
+        return _drawing().bundle(self, include, exclude)
+
+
+class Drawing(Protocol):
+    """How a capture is drawn. views/ draws and model/ never imports views/ (one direction of
+    flow), so the package's __init__ hands its drawing in at import: `draw_with`."""
+
+    def report(
+        self, capture: Capture, path: str | os.PathLike[str] | None, before: Capture | None
+    ) -> str:
+        """The offline HTML report, written to `path` (returns the path) or returned."""
+        ...
+
+    def bundle(self, capture: Capture, include: Any, exclude: Any) -> Any:
+        """IPython's MIME bundle (the widget) where the front end shows HTML; else None."""
+        ...
+
+
+_DRAWING: list[Drawing] = []
+
+
+def draw_with(drawing: Drawing) -> None:
+    """Draw captures with `drawing` (compilescope/__init__.py calls this at import)."""
+    _DRAWING[:] = [drawing]
+
+
+def _drawing() -> Drawing:
+    if not _DRAWING:  # cannot happen through `import compilescope...`: the package runs first
+        raise RuntimeError("compilescope's views are not set up: `import compilescope` first")
+    return _DRAWING[0]
