@@ -15,11 +15,6 @@ export function formatLocation(loc, cellOf) {
   return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
 }
 
-export function formatLocations(locs, cellOf) {
-  const shown = locs.filter(Boolean).slice(0, 4).map((l) => formatLocation(l, cellOf));
-  return shown.join(", ") + (locs.length > 4 ? ` +${locs.length - 4}` : "");
-}
-
 export function formatMs(s) { return s === null || s === undefined ? "" : `${(s * 1e3).toFixed(3)} ms`; }
 
 export function formatSpread(t) {

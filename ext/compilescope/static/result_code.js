@@ -3,20 +3,60 @@
 // Sets ctx.openKernel (result.js says what the context holds).
 
 import { el } from "./dom.js";
-import { formatLocation, formatLocations, formatMs, formatSpread } from "./format.js";
+import { fitColumns } from "./columns.js";
+import { formatLocation, formatMs, formatSpread } from "./format.js";
 import { highlight } from "./text.js";
+
+// A kernel's lines, its own first: frames inside installed libraries (the wrappers every kernel
+// of a transformers model shares) fold behind a "+N" that opens them all.
+function linesCell(k, common, cellOf) {
+  const td = el("td", { class: "cs-klines", "data-col": "lines" });
+  const all = k.lines.map((l, i) => [l, (k.lib || [])[i]]).filter(([l]) => l);
+  if (!all.length) return td;
+  const own = all.filter(([, lib]) => !lib).map(([l]) => l);
+  const distinct = all.filter(([l, lib]) => lib && !common.has(`${l[0]}:${l[1]}`)).map(([l]) => l);
+  // Own lines; else the innermost of the library lines this kernel does not share with the rest.
+  const first = own.length ? own.slice(0, 2) : (distinct.length ? distinct : all.map(([l]) => l)).slice(-1);
+  const brief = el("span", { class: "cs-klines-brief" });
+  for (const l of first) brief.appendChild(el("span", { class: "cs-loc", title: l[0] }, formatLocation(l, cellOf)));
+  td.appendChild(brief);
+  const rest = all.length - first.length;
+  if (rest > 0) {
+    const open = el("button", { class: "cs-link cs-more-lines", "data-more-lines": String(rest), title: "every line the kernel was made from, outermost first" }, `+${rest}${own.length ? "" : " in libraries"}`);
+    open.onclick = (ev) => {
+      ev.stopPropagation();
+      brief.textContent = "";
+      for (const [l, lib] of all) brief.appendChild(el("span", { class: lib ? "cs-loc cs-muted" : "cs-loc", title: l[0] }, formatLocation(l, cellOf)));
+      open.remove();
+    };
+    td.appendChild(open);
+  }
+  return td;
+}
+
+// Frames every kernel of a compile id has (with more than one kernel): no kernel's own line.
+function sharedLines(kernels) {
+  const keyed = kernels.filter((k) => k.lines.some(Boolean)).map((k) => new Set(k.lines.filter(Boolean).map((l) => `${l[0]}:${l[1]}`)));
+  if (keyed.length < 2) return new Set();
+  return new Set([...keyed[0]].filter((key) => keyed.every((s) => s.has(key))));
+}
+
+// Columns that fold first when the table is wider than its box (columns.js).
+const KERNEL_FOLD = [["calls", "calls"], ["kind", "kind"], ["nodes", "nodes"]];
 
 function kernelTable(c, cellOf, onPick) {
   const table = el("table", { class: "cs-table" });
   const hr = el("tr");
   const timed = c.kernels.some((k) => k.time); // no empty column when nothing was timed
-  for (const h of ["kernel", "kind", "calls", ...(timed ? ["median per call"] : []), "nodes", "lines"]) hr.appendChild(el("th", {}, h));
+  const heads = [["kernel", "kernel"], ["kind", "kind"], ["calls", "calls"], ...(timed ? [["time", "per call"]] : []), ["nodes", "nodes"], ["lines", "lines"]];
+  for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key, title: key === "time" ? "median time per call" : "" }, h));
   table.appendChild(hr);
+  const common = sharedLines(c.kernels);
   for (const k of c.kernels) {
     const tr = el("tr", { class: "cs-kernel-row", "data-kernel": k.name });
-    tr.append(el("td", { class: "cs-kname", title: k.name }, k.name), el("td", { title: "language, graph" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`), el("td", {}, k.calls),
-      ...(timed ? [el("td", { title: k.time ? formatSpread(k.time) : "" }, k.time ? formatMs(k.time.median) : "")] : []),
-      el("td", { title: "post-grad nodes it computes" }, k.fused.length), el("td", {}, formatLocations(k.lines, cellOf)));
+    tr.append(el("td", { class: "cs-kname", title: k.name, "data-col": "kernel" }, k.name), el("td", { title: "language, graph", "data-col": "kind" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`), el("td", { "data-col": "calls" }, k.calls),
+      ...(timed ? [el("td", { title: k.time ? formatSpread(k.time) : "", "data-col": "time" }, k.time ? formatMs(k.time.median) : "")] : []),
+      el("td", { title: "post-grad nodes it computes", "data-col": "nodes" }, k.fused.length), linesCell(k, common, cellOf));
     tr.onclick = () => onPick(k);
     table.appendChild(tr);
   }
@@ -73,7 +113,11 @@ export function renderCode(ctx, codePane) {
     const c = data.compiles[ctx.compileIndex];
     kernelList.textContent = ""; kernelShow.textContent = "";
     if (!c.kernels.length) { kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)")); return; }
-    kernelList.appendChild(kernelTable(c, cellOf, (k) => showKernel(c, k)));
+    const table = kernelTable(c, cellOf, (k) => showKernel(c, k));
+    const box = el("div", { "data-table": "kernels" });
+    box.appendChild(table);
+    kernelList.appendChild(box);
+    fitColumns(box, table, KERNEL_FOLD);
     if (c.backward_pending) kernelList.appendChild(el("p", { class: "cs-muted", "data-backward-pending": "" }, "No backward kernels: Inductor compiles the backward at its first call, and this code did not run backward. The backward graph is in the Graphs tab."));
     showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {

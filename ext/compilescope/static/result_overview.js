@@ -2,6 +2,7 @@
 // id, torch's graph-break messages (folded, once per message), fallbacks to eager, recompiles and
 // failures, what torch said, and the stages chart.
 
+import { fitColumns } from "./columns.js";
 import { el } from "./dom.js";
 import { renderFindings } from "./findings.js";
 
@@ -27,35 +28,41 @@ function renderSaid(data, openCompile) {
   return said;
 }
 
+// The compile table's columns that fold first in a narrow pane (columns.js), lowest priority
+// first: the status stays, second from the left.
+const COMPILE_FOLD = [["activations", "activations for bwd"], ["ops", "ops per stage"], ["kernels", "kernels"], ["time", "compile time"]];
+
 function compileTable(ctx) {
-  const table = el("table", { class: "cs-table" });
+  const table = el("table", { class: "cs-table cs-compiles" });
   const hr = el("tr");
-  for (const h of ["compile id", "frame", "ops per stage", "kernels", "activations for bwd", "compile time", "status"]) hr.appendChild(el("th", {}, h));
+  const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
+  for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
   ctx.data.compiles.forEach((c, ci) => {
     const tr = el("tr");
     const idButton = el("button", { class: "cs-link" }, c.id);
     idButton.onclick = () => { ctx.setCompile(ci); ctx.showTab("graphs"); };
-    const td = el("td", { class: "cs-nowrap" }); td.appendChild(idButton); tr.appendChild(td);
+    const td = el("td", { class: "cs-nowrap", "data-col": "id" }); td.appendChild(idButton); tr.appendChild(td);
+    // A compile its log ends inside: its counts are of what was read (trace/reader.py).
+    const status = el("td", { class: "cs-nowrap", "data-col": "status" }, c.status);
+    if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
+    tr.appendChild(status);
     const f = c.frame;
     // "cell [2]" in one line: a narrow output must not break it in two. A longer label
     // ("torch's step called at cell [2] line 5") wraps between words, never inside "cell [2]
     // line 5", and leaves the stage counts room.
-    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap" }, `cell [${f.cell}]`));
-    else tr.appendChild(el("td", { class: "cs-frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\u00a0[$1]\u00a0line\u00a0$2")));
-    tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
-    tr.appendChild(el("td", {}, c.kernels.length || ""));
-    tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
-    tr.appendChild(el("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
-    // A compile its log ends inside: its counts are of what was read (trace/reader.py).
-    const status = el("td", {}, c.status);
-    if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
-    tr.appendChild(status);
+    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, `cell [${f.cell}]`));
+    else tr.appendChild(el("td", { class: "cs-frame", "data-col": "frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\u00a0[$1]\u00a0line\u00a0$2")));
+    tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
+    tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
+    tr.appendChild(el("td", { "data-col": "activations" }, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
+    tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "time" }, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
     table.appendChild(tr);
   });
-  // A narrow output scrolls the table sideways; it must not cut its last columns off.
+  // A narrow output folds the lowest columns first, and scrolls sideways when they are shown.
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
   scroll.appendChild(table);
+  fitColumns(scroll, table, COMPILE_FOLD);
   return scroll;
 }
 

@@ -2,6 +2,7 @@
 // Python, each graph's forward, backward and step times, and the kernels ranked by time per step.
 // Text goes in through textContent only; chart SVG is matplotlib's, escaped in Python.
 
+import { fitColumns } from "./columns.js";
 import { el } from "./dom.js";
 import { formatMs, formatSpread } from "./format.js";
 
@@ -68,6 +69,12 @@ export function renderTimings(p, data, openKernel) {
   if (data.kernel_rows && data.kernel_rows.length) p.appendChild(kernelRanking(data, data.kernel_rows, openKernel));
 }
 
+// The ranking's columns: [key, head, class]; those that fold first when the pane is narrower
+// than the table (columns.js), lowest priority first.
+const RANK_COLUMNS = [["rank", "#", "cs-num"], ["compile", "compile id", "cs-nowrap"], ["kernel", "kernel", "cs-kname"], ["per_step", "per step", "cs-num"],
+  ["share", "share", "cs-num"], ["module", "module", "cs-wrap"], ["line", "line", "cs-wrap"], ["bandwidth", "bandwidth", "cs-rate"], ["flops", "FLOP/s", "cs-rate"]];
+const RANK_FOLD = [["flops", "FLOP/s"], ["compile", "compile id"], ["bandwidth", "bandwidth"], ["module", "module"]];
+
 // Kernels ranked by time per step (model/kernel_table.py builds the rows): click one to open it.
 function kernelRanking(data, rows, openKernel) {
   const rate = (v, unit, peak) => {
@@ -75,19 +82,28 @@ function kernelRanking(data, rows, openKernel) {
     const [scale, prefix] = v >= 1e12 ? [1e12, "T"] : [1e9, "G"]; // 706.6 TFLOP/s, not 706575.8 G
     return `${(v / scale).toFixed(1)} ${prefix}${unit}/s${peak ? ` (${(peak * 100).toFixed(0)}% of peak)` : ""}`;
   };
-  const table = el("table", { class: "cs-table", "data-kernel-rank": "" });
+  const table = el("table", { class: "cs-table cs-rank", "data-kernel-rank": "" });
   const head = el("tr");
-  for (const h of ["#", "compile id", "kernel", "per step", "share", "module", "line", "bandwidth", "FLOP/s"]) head.appendChild(el("th", {}, h));
+  for (const [key, h] of RANK_COLUMNS) head.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(head);
   for (const r of rows) {
     const tr = el("tr");
-    const cells = [String(r.rank), `${r.compile_id} ${r.role}`, r.kernel, formatMs(r.per_step_s), r.share === null ? "" : `${(r.share * 100).toFixed(1)}%`,
+    const role = r.role === "backward" ? "bw" : r.role === "forward" ? "fw" : r.role;
+    const cells = [String(r.rank), `${r.compile_id} ${role}`, r.kernel, formatMs(r.per_step_s), r.share === null ? "" : `${(r.share * 100).toFixed(1)}%`,
       r.module, r.line, rate(r.bytes_per_s, "B", r.of_peak_bandwidth), rate(r.flops_per_s, "FLOP", r.of_peak_flops)];
-    for (const text of cells) tr.appendChild(el("td", {}, text));
+    cells.forEach((text, i) => {
+      const [key, , cls] = RANK_COLUMNS[i];
+      const td = el("td", { class: cls, "data-col": key }, text);
+      if (key === "kernel") td.title = `${r.kernel} (${r.compile_id} ${r.role})`;
+      tr.appendChild(td);
+    });
     tr.title = r.code || "";
     tr.style.cursor = "pointer";
     tr.onclick = () => { const ci = data.compiles.findIndex((c) => c.id === r.compile_id); if (ci >= 0) openKernel(ci, r.kernel); };
     table.appendChild(tr);
   }
-  return table;
+  const box = el("div", { "data-table": "kernel-rank" });
+  box.appendChild(table);
+  fitColumns(box, table, RANK_FOLD);
+  return box;
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..common import STAGES, human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
+from ..model.finding import is_library
 from ..model.graph import Graph, Node
 from ..model.timing import RealSteps, achieved_rates
 from .explorer_data import explorer_payload
@@ -128,6 +129,8 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
                     "origins": list(k.origin_nodes),
                     "aten": list(k.aten_ops),
                     "lines": [_loc(s) for s in k.source_lines],
+                    # frames inside installed libraries: the kernel table folds them away
+                    "lib": [bool(s and is_library(s.file)) for s in k.source_lines],
                     "time": _sample(t.time) if t else None,
                     "calls_per_run": t.calls_per_run if t else None,
                     "bytes": k.bytes_moved or (t.bytes_per_call if t else None),

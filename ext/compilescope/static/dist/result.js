@@ -163,6 +163,46 @@ function renderCellPane(ctx, cellPane) {
   ctx.showLine = showLine;
 }
 
+// ext/compilescope/static/columns.js
+function fitColumns(box, table, order) {
+  box.classList.add("cs-fit");
+  box.setAttribute("data-fit", "");
+  const more = el("button", { class: "cs-link cs-more-cols", "data-more-cols": "" });
+  more.style.display = "none";
+  box.insertBefore(more, table);
+  let shown = false, width = -1;
+  const cells = (key) => table.querySelectorAll(`[data-col="${key}"]`);
+  const fit = () => {
+    for (const [key] of order) for (const c of cells(key)) c.classList.remove("cs-col-off");
+    const off = [];
+    if (!shown) {
+      for (const [key, label] of order) {
+        if (table.scrollWidth <= box.clientWidth + 1) break;
+        for (const c of cells(key)) c.classList.add("cs-col-off");
+        off.push(label);
+      }
+    }
+    box.setAttribute("data-cols-off", String(off.length));
+    more.style.display = off.length || shown ? "" : "none";
+    more.textContent = shown ? "fewer columns (fit the pane)" : `+${off.length} column${off.length > 1 ? "s" : ""}: ${off.join(", ")}`;
+  };
+  more.onclick = () => {
+    shown = !shown;
+    fit();
+  };
+  const refit = () => {
+    if (!box.clientWidth || box.clientWidth === width) return;
+    width = box.clientWidth;
+    fit();
+  };
+  if (window.ResizeObserver) new ResizeObserver(refit).observe(box);
+  requestAnimationFrame(refit);
+  return { refit: () => {
+    width = -1;
+    refit();
+  } };
+}
+
 // ext/compilescope/static/format.js
 function formatBytes(n) {
   if (n === null || n === void 0) return "";
@@ -178,10 +218,6 @@ function formatLocation(loc, cellOf) {
   const n = cellOf ? cellOf[loc[0]] : void 0;
   if (n !== void 0 && n !== null) return `cell [${n}] line ${loc[1]}`;
   return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
-}
-function formatLocations(locs, cellOf) {
-  const shown = locs.filter(Boolean).slice(0, 4).map((l) => formatLocation(l, cellOf));
-  return shown.join(", ") + (locs.length > 4 ? ` +${locs.length - 4}` : "");
 }
 function formatMs(s) {
   return s === null || s === void 0 ? "" : `${(s * 1e3).toFixed(3)} ms`;
@@ -216,21 +252,52 @@ function mathCell(markup, text, tag) {
 }
 
 // ext/compilescope/static/result_code.js
+function linesCell(k, common, cellOf) {
+  const td = el("td", { class: "cs-klines", "data-col": "lines" });
+  const all = k.lines.map((l, i) => [l, (k.lib || [])[i]]).filter(([l]) => l);
+  if (!all.length) return td;
+  const own = all.filter(([, lib]) => !lib).map(([l]) => l);
+  const distinct = all.filter(([l, lib]) => lib && !common.has(`${l[0]}:${l[1]}`)).map(([l]) => l);
+  const first = own.length ? own.slice(0, 2) : (distinct.length ? distinct : all.map(([l]) => l)).slice(-1);
+  const brief = el("span", { class: "cs-klines-brief" });
+  for (const l of first) brief.appendChild(el("span", { class: "cs-loc", title: l[0] }, formatLocation(l, cellOf)));
+  td.appendChild(brief);
+  const rest = all.length - first.length;
+  if (rest > 0) {
+    const open = el("button", { class: "cs-link cs-more-lines", "data-more-lines": String(rest), title: "every line the kernel was made from, outermost first" }, `+${rest}${own.length ? "" : " in libraries"}`);
+    open.onclick = (ev) => {
+      ev.stopPropagation();
+      brief.textContent = "";
+      for (const [l, lib] of all) brief.appendChild(el("span", { class: lib ? "cs-loc cs-muted" : "cs-loc", title: l[0] }, formatLocation(l, cellOf)));
+      open.remove();
+    };
+    td.appendChild(open);
+  }
+  return td;
+}
+function sharedLines(kernels) {
+  const keyed = kernels.filter((k) => k.lines.some(Boolean)).map((k) => new Set(k.lines.filter(Boolean).map((l) => `${l[0]}:${l[1]}`)));
+  if (keyed.length < 2) return /* @__PURE__ */ new Set();
+  return new Set([...keyed[0]].filter((key) => keyed.every((s) => s.has(key))));
+}
+var KERNEL_FOLD = [["calls", "calls"], ["kind", "kind"], ["nodes", "nodes"]];
 function kernelTable(c, cellOf, onPick) {
   const table = el("table", { class: "cs-table" });
   const hr = el("tr");
   const timed = c.kernels.some((k) => k.time);
-  for (const h of ["kernel", "kind", "calls", ...timed ? ["median per call"] : [], "nodes", "lines"]) hr.appendChild(el("th", {}, h));
+  const heads = [["kernel", "kernel"], ["kind", "kind"], ["calls", "calls"], ...timed ? [["time", "per call"]] : [], ["nodes", "nodes"], ["lines", "lines"]];
+  for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key, title: key === "time" ? "median time per call" : "" }, h));
   table.appendChild(hr);
+  const common = sharedLines(c.kernels);
   for (const k of c.kernels) {
     const tr = el("tr", { class: "cs-kernel-row", "data-kernel": k.name });
     tr.append(
-      el("td", { class: "cs-kname", title: k.name }, k.name),
-      el("td", { title: "language, graph" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`),
-      el("td", {}, k.calls),
-      ...timed ? [el("td", { title: k.time ? formatSpread(k.time) : "" }, k.time ? formatMs(k.time.median) : "")] : [],
-      el("td", { title: "post-grad nodes it computes" }, k.fused.length),
-      el("td", {}, formatLocations(k.lines, cellOf))
+      el("td", { class: "cs-kname", title: k.name, "data-col": "kernel" }, k.name),
+      el("td", { title: "language, graph", "data-col": "kind" }, `${k.lang} ${k.role === "backward" ? "bw" : k.role === "forward" ? "fw" : k.role}`),
+      el("td", { "data-col": "calls" }, k.calls),
+      ...timed ? [el("td", { title: k.time ? formatSpread(k.time) : "", "data-col": "time" }, k.time ? formatMs(k.time.median) : "")] : [],
+      el("td", { title: "post-grad nodes it computes", "data-col": "nodes" }, k.fused.length),
+      linesCell(k, common, cellOf)
     );
     tr.onclick = () => onPick(k);
     table.appendChild(tr);
@@ -291,7 +358,11 @@ function renderCode(ctx, codePane) {
       kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)"));
       return;
     }
-    kernelList.appendChild(kernelTable(c, cellOf, (k) => showKernel(c, k)));
+    const table = kernelTable(c, cellOf, (k) => showKernel(c, k));
+    const box = el("div", { "data-table": "kernels" });
+    box.appendChild(table);
+    kernelList.appendChild(box);
+    fitColumns(box, table, KERNEL_FOLD);
     if (c.backward_pending) kernelList.appendChild(el("p", { class: "cs-muted", "data-backward-pending": "" }, "No backward kernels: Inductor compiles the backward at its first call, and this code did not run backward. The backward graph is in the Graphs tab."));
     showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
@@ -1374,10 +1445,12 @@ function renderSaid(data, openCompile) {
   }
   return said;
 }
+var COMPILE_FOLD = [["activations", "activations for bwd"], ["ops", "ops per stage"], ["kernels", "kernels"], ["time", "compile time"]];
 function compileTable(ctx) {
-  const table = el("table", { class: "cs-table" });
+  const table = el("table", { class: "cs-table cs-compiles" });
   const hr = el("tr");
-  for (const h of ["compile id", "frame", "ops per stage", "kernels", "activations for bwd", "compile time", "status"]) hr.appendChild(el("th", {}, h));
+  const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
+  for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
   ctx.data.compiles.forEach((c, ci) => {
     const tr = el("tr");
@@ -1386,23 +1459,24 @@ function compileTable(ctx) {
       ctx.setCompile(ci);
       ctx.showTab("graphs");
     };
-    const td = el("td", { class: "cs-nowrap" });
+    const td = el("td", { class: "cs-nowrap", "data-col": "id" });
     td.appendChild(idButton);
     tr.appendChild(td);
-    const f = c.frame;
-    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap" }, `cell [${f.cell}]`));
-    else tr.appendChild(el("td", { class: "cs-frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\xA0[$1]\xA0line\xA0$2")));
-    tr.appendChild(el("td", {}, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
-    tr.appendChild(el("td", {}, c.kernels.length || ""));
-    tr.appendChild(el("td", {}, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
-    tr.appendChild(el("td", {}, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
-    const status = el("td", {}, c.status);
+    const status = el("td", { class: "cs-nowrap", "data-col": "status" }, c.status);
     if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
     tr.appendChild(status);
+    const f = c.frame;
+    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, `cell [${f.cell}]`));
+    else tr.appendChild(el("td", { class: "cs-frame", "data-col": "frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\xA0[$1]\xA0line\xA0$2")));
+    tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
+    tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
+    tr.appendChild(el("td", { "data-col": "activations" }, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
+    tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "time" }, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
     table.appendChild(tr);
   });
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
   scroll.appendChild(table);
+  fitColumns(scroll, table, COMPILE_FOLD);
   return scroll;
 }
 function renderRawBreaks(ctx, p) {
@@ -1556,21 +1630,34 @@ function renderTimings(p, data, openKernel) {
   }
   if (data.kernel_rows && data.kernel_rows.length) p.appendChild(kernelRanking(data, data.kernel_rows, openKernel));
 }
+var RANK_COLUMNS = [
+  ["rank", "#", "cs-num"],
+  ["compile", "compile id", "cs-nowrap"],
+  ["kernel", "kernel", "cs-kname"],
+  ["per_step", "per step", "cs-num"],
+  ["share", "share", "cs-num"],
+  ["module", "module", "cs-wrap"],
+  ["line", "line", "cs-wrap"],
+  ["bandwidth", "bandwidth", "cs-rate"],
+  ["flops", "FLOP/s", "cs-rate"]
+];
+var RANK_FOLD = [["flops", "FLOP/s"], ["compile", "compile id"], ["bandwidth", "bandwidth"], ["module", "module"]];
 function kernelRanking(data, rows, openKernel) {
   const rate = (v, unit, peak) => {
     if (!v) return "";
     const [scale, prefix] = v >= 1e12 ? [1e12, "T"] : [1e9, "G"];
     return `${(v / scale).toFixed(1)} ${prefix}${unit}/s${peak ? ` (${(peak * 100).toFixed(0)}% of peak)` : ""}`;
   };
-  const table = el("table", { class: "cs-table", "data-kernel-rank": "" });
+  const table = el("table", { class: "cs-table cs-rank", "data-kernel-rank": "" });
   const head = el("tr");
-  for (const h of ["#", "compile id", "kernel", "per step", "share", "module", "line", "bandwidth", "FLOP/s"]) head.appendChild(el("th", {}, h));
+  for (const [key, h] of RANK_COLUMNS) head.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(head);
   for (const r of rows) {
     const tr = el("tr");
+    const role = r.role === "backward" ? "bw" : r.role === "forward" ? "fw" : r.role;
     const cells = [
       String(r.rank),
-      `${r.compile_id} ${r.role}`,
+      `${r.compile_id} ${role}`,
       r.kernel,
       formatMs(r.per_step_s),
       r.share === null ? "" : `${(r.share * 100).toFixed(1)}%`,
@@ -1579,7 +1666,12 @@ function kernelRanking(data, rows, openKernel) {
       rate(r.bytes_per_s, "B", r.of_peak_bandwidth),
       rate(r.flops_per_s, "FLOP", r.of_peak_flops)
     ];
-    for (const text of cells) tr.appendChild(el("td", {}, text));
+    cells.forEach((text, i) => {
+      const [key, , cls] = RANK_COLUMNS[i];
+      const td = el("td", { class: cls, "data-col": key }, text);
+      if (key === "kernel") td.title = `${r.kernel} (${r.compile_id} ${r.role})`;
+      tr.appendChild(td);
+    });
     tr.title = r.code || "";
     tr.style.cursor = "pointer";
     tr.onclick = () => {
@@ -1588,7 +1680,10 @@ function kernelRanking(data, rows, openKernel) {
     };
     table.appendChild(tr);
   }
-  return table;
+  const box = el("div", { "data-table": "kernel-rank" });
+  box.appendChild(table);
+  fitColumns(box, table, RANK_FOLD);
+  return box;
 }
 
 // ext/compilescope/static/result.js
