@@ -62,12 +62,17 @@ def test_a_fix_is_tried_in_one_click_in_jupyterlab(page, item_notebook):
     finding = root.locator(".cs-finding[data-kind='data_dependent']").first
     assert "capture_scalar_outputs = True" in finding.inner_text()
     finding.locator(".cs-try-fix").click()
-    trial = root.locator(".cs-fix-trial[data-trial='done']")
+    # The result shows under the finding it came from (issue 32), not under the list.
+    trial = finding.locator(".cs-fix-trial[data-trial='done']")
     trial.wait_for(timeout=120_000)
+    assert root.locator(".cs-fix-trial[data-trial]").count() == 1
+    assert "captured again without the fix" in trial.locator("[data-baseline]").inner_text()
+    assert trial.locator("[data-left]").inner_text() == "left after the fix: no graph breaks"
     rows = {
         r.locator("td").nth(0).inner_text(): (r.locator("td").nth(1).inner_text(), r.locator("td").nth(2).inner_text())
         for r in trial.locator("tr:has(td)").all()
     }  # fmt: skip
     assert rows["graph breaks"] == ("1", "0") and rows["compile ids"][1] == "1"
+    assert trial.locator("tr[data-figure='graph breaks'] td.cs-change").inner_text() == "down 1"
     page.screenshot(path=str(artifacts() / "findings_try_fix_lab.png"))
     assert page.errors == [] and page.dialogs == []

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..common import human_bytes, milliseconds
 from .capture import Capture
 from .finding import Finding, Fix
+from .findings import findings, where_text
 from .speedup import StepSpeedup
 
 
@@ -80,12 +82,46 @@ class FixTrial:
     before: Capture
     after: Capture | None
     error: str = ""
+    # `before` is a second capture of the code without the fix, made for the trial (try_fix's
+    # baseline, the default): its compile time is not the first capture's, which also paid
+    # torch's one-time start-up. False: `before` is the capture the finding came from.
+    rerun_baseline: bool = True
 
     def rows(self) -> list[tuple[str, int | float | None, int | float | None]]:
         """(figure, before, after) for each headline figure."""
         a = headline(self.before).as_row()
         b = headline(self.after).as_row() if self.after is not None else {}
         return [(name, a[name], b.get(name)) for name in a]
+
+    def changes(self) -> list[tuple[str, str, str, str]]:
+        """(figure, before, after, change) in words: bytes and times in human units, and which
+        way the figure moved ("up 18%", "down from 3 to 1", "same"); '-' where not measured."""
+        out = []
+        for name, a, b in self.rows():
+            base = name.split(" (")[0]
+            unit = "B" if name.endswith("(B)") else "s" if name.endswith("(s)") else ""
+            out.append((base, _human(a, unit), _human(b, unit), _change(a, b)))
+        return out
+
+    def left(self) -> list[str]:
+        """What the fix left: each cause of graph breaks still found after it, with where."""
+        if self.after is None:
+            return []
+        return [
+            f"{f.what} ({where_text(f)})" if where_text(f) else f.what
+            for f in findings(self.after)
+            if f.counts.breaks
+        ]
+
+    def baseline_text(self) -> str:
+        """What "before" is, in words."""
+        if self.rerun_baseline:
+            return (
+                "before: your code captured again without the fix, just before the trial, so "
+                "compile times compare like with like (the first capture also paid torch's "
+                "one-time start-up)"
+            )
+        return "before: the capture the finding came from"
 
     @property
     def step_speedup(self) -> StepSpeedup | None:
@@ -101,10 +137,14 @@ class FixTrial:
         if self.after is None:
             lines.append(f"  the second capture failed: {self.error}")
             return "\n".join(lines)
-        width = max(len(name) for name, _, _ in self.rows())
+        changes = self.changes()
+        width = max(len(name) for name, *_ in changes)
         lines.append(f"  {'':<{width}}  {'before':>10}  {'after':>10}")
-        for name, x, y in self.rows():
-            lines.append(f"  {name:<{width}}  {_text(x):>10}  {_text(y):>10}")
+        for name, x, y, change in changes:
+            lines.append(f"  {name:<{width}}  {x:>10}  {y:>10}  {change}")
+        lines.append(f"  {self.baseline_text()}")
+        left = self.left()
+        lines.append(f"  left: {'; '.join(left)}" if left else "  left: no graph breaks")
         if self.step_speedup is not None:
             lines.append(f"  real steps: {self.step_speedup.text()}")
         return "\n".join(lines)
@@ -116,7 +156,25 @@ class FixTrial:
         return self.summary()
 
 
-def _text(value: int | float | None) -> str:
+def _human(value: int | float | None, unit: str) -> str:
     if value is None:
         return "-"
+    if unit == "B":
+        return human_bytes(value)
+    if unit == "s":
+        return milliseconds(value) if value < 1 else f"{value:.1f} s"
     return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _change(before: int | float | None, after: int | float | None) -> str:
+    """ "up 18%", "down 75%", "same"; a count moves "down 3"; '' where one is missing."""
+    if before is None or after is None:
+        return ""
+    if after == before:
+        return "same"
+    way = "up" if after > before else "down"
+    if isinstance(before, int) and isinstance(after, int) and max(before, after) < 100:
+        return f"{way} {abs(after - before)}"  # a count: "down 3"
+    if before == 0:
+        return way
+    return f"{way} {abs(after - before) / before:.0%}"

@@ -1,7 +1,7 @@
 // The findings, first on the Overview: what to change, costliest first (views/findings_view.py
 // builds the rows). Each says what, where (your line; click it to see it in the cell), how often,
 // what it costs, and its fix as code; a fix that is a setting can be tried in one click where a
-// kernel is connected (the widget), and the before/after figures show under it.
+// kernel is connected (the widget), and the before/after figures show under that finding.
 
 import { el } from "./dom.js";
 
@@ -48,28 +48,42 @@ function findingItem(ctx, f, actions) {
   return item;
 }
 
-// A tried fix: the figures before and after, or why the second capture failed.
-function renderTrial(box, trial) {
+// The first capture's compile time, to set beside the trial's baseline (a second capture).
+function firstCompileS(data) {
+  const times = data.compiles.map((c) => c.compile_s).filter((t) => t !== null && t !== undefined);
+  return times.length ? times.reduce((a, b) => a + b, 0) : null;
+}
+
+// A tried fix: the figures before and after in human units with their change, what "before"
+// is, what the fix left, or why the second capture failed.
+function renderTrial(box, trial, data) {
   box.textContent = "";
   if (!trial) return;
   box.setAttribute("data-trial", trial.error ? "failed" : "done");
-  box.appendChild(el("b", {}, `tried: ${trial.title}`));
-  box.appendChild(el("pre", { class: "cs-code" }, trial.python));
+  // The code tried, once: a fix's title is often its code.
+  box.appendChild(el("b", {}, trial.python && trial.title !== trial.python ? `tried: ${trial.title}` : "tried:"));
+  if (trial.python) box.appendChild(el("pre", { class: "cs-code cs-fix-code" }, trial.python));
   if (trial.error) {
     box.appendChild(el("div", { class: "cs-warn" }, `the second capture failed: ${trial.error}`));
     return;
   }
   const table = el("table", { class: "cs-table cs-trial-table" });
   const head = el("tr");
-  for (const h of ["", "before", "after"]) head.appendChild(el("th", {}, h));
+  for (const h of ["", "before", "after", "change"]) head.appendChild(el("th", {}, h));
   table.appendChild(head);
-  const show = (v) => (v === null || v === undefined ? "-" : Number.isInteger(v) ? String(v) : v.toPrecision(3));
-  for (const [name, a, b] of trial.rows) {
-    const tr = el("tr");
-    tr.append(el("td", {}, name), el("td", {}, show(a)), el("td", {}, show(b)));
+  for (const [name, a, b, change] of trial.changes || []) {
+    const tr = el("tr", { "data-figure": name });
+    tr.append(el("td", {}, name), el("td", {}, a), el("td", {}, b), el("td", { class: "cs-change" }, change));
     table.appendChild(tr);
   }
   box.appendChild(table);
+  if (trial.baseline) {
+    const first = firstCompileS(data);
+    const said = trial.rerun_baseline && first !== null ? `; the capture above compiled in ${first.toFixed(1)} s` : "";
+    box.appendChild(el("div", { class: "cs-muted", "data-baseline": "" }, `${trial.baseline}${said}`));
+  }
+  const left = trial.left || [];
+  box.appendChild(el("div", { "data-left": String(left.length) }, left.length ? `left after the fix: ${left.join("; ")}` : "left after the fix: no graph breaks"));
   // The user's real steps before and after, with the model's verdict: slower or within noise
   // reads so, never as a win.
   const speedup = trial.step_speedup;
@@ -96,12 +110,26 @@ export function renderFindings(ctx, p, actions) {
     more.appendChild(rest);
     section.appendChild(more);
   }
+  // A trial's result shows under the finding it came from (by number), else under the list.
   const trialBox = el("div", { class: "cs-fix-trial" });
   section.appendChild(trialBox);
+  const show = (trial) => {
+    for (const b of section.querySelectorAll(".cs-fix-trial")) { b.textContent = ""; b.removeAttribute("data-trial"); }
+    if (!trial) return;
+    const item = trial.number ? section.querySelector(`.cs-finding[data-finding="${trial.number}"]`) : null;
+    let box = trialBox;
+    if (item) {
+      box = item.querySelector(":scope > .cs-fix-trial") || el("div", { class: "cs-fix-trial" });
+      const button = item.querySelector(":scope > .cs-try-fix");
+      item.insertBefore(box, button ? button.nextSibling : null);
+      if (item.closest("details")) item.closest("details").open = true;
+    }
+    renderTrial(box, trial, ctx.data);
+  };
   if (actions) {
-    renderTrial(trialBox, actions.trial());
+    show(actions.trial());
     actions.onTrial((trial) => {
-      renderTrial(trialBox, trial);
+      show(trial);
       for (const b of section.querySelectorAll(".cs-try-fix")) { b.disabled = false; b.textContent = "try this fix"; }
     });
   }

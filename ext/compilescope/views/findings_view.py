@@ -77,19 +77,26 @@ def findings_html(found: tuple[Finding, ...]) -> str:
     return f"<div class='cs-findings'><h4>Findings</h4><ol>{''.join(items)}</ol>{more}</div>"
 
 
-def fix_trial_data(trial: FixTrial) -> dict:
-    """A tried fix, JSON-ready: what was applied, and each figure before and after."""
+def fix_trial_data(trial: FixTrial, number: int | None = None) -> dict:
+    """A tried fix, JSON-ready: what was applied (to finding `number`, where known), each
+    figure before and after in words with its change, what "before" is, and what is left."""
     return {
+        "number": number,
         "title": trial.fix.title,
         "python": trial.fix.python(),
         "error": trial.error,
         "rows": [[name, before, after] for name, before, after in trial.rows()],
+        "changes": [list(c) for c in trial.changes()] if trial.after is not None else [],
+        "baseline": trial.baseline_text(),
+        "rerun_baseline": trial.rerun_baseline,
+        "left": trial.left(),
         "step_speedup": step_speedup_data(trial.step_speedup),
     }
 
 
 def fix_trial_html(trial: FixTrial) -> str:
-    """A tried fix as a before/after table (escaped; '-' where not measured)."""
+    """A tried fix as a before/after table in human units with each change (escaped), what
+    "before" is, and the breaks it left."""
     head = (
         f"<div class='cs-fix-trial'><b>tried: {escape(trial.fix.title)}</b>"
         f"<pre>{escape(trial.fix.python())}</pre>"
@@ -99,8 +106,9 @@ def fix_trial_html(trial: FixTrial) -> str:
             head + f"<p class='cs-warn'>the second capture failed: {escape(trial.error)}</p></div>"
         )
     rows = "".join(
-        f"<tr><td>{escape(name)}</td><td>{_cell(a)}</td><td>{_cell(b)}</td></tr>"
-        for name, a, b in trial.rows()
+        f"<tr><td>{escape(name)}</td><td>{escape(a)}</td><td>{escape(b)}</td>"
+        f"<td>{escape(change)}</td></tr>"
+        for name, a, b, change in trial.changes()
     )
     speedup = trial.step_speedup
     steps = (
@@ -109,11 +117,14 @@ def fix_trial_html(trial: FixTrial) -> str:
         if speedup is not None
         else ""
     )
-    table = "<table><tr><th></th><th>before</th><th>after</th></tr>" + rows + "</table>"
-    return head + table + steps + "</div>"
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return "-"
-    return escape(f"{value:.3g}" if isinstance(value, float) else str(value))
+    table = (
+        "<table><tr><th></th><th>before</th><th>after</th><th>change</th></tr>" + rows + "</table>"
+    )
+    left = trial.left()
+    left_html = (
+        "<p>left after the fix: " + "; ".join(escape(x) for x in left) + "</p>"
+        if left
+        else "<p>left after the fix: no graph breaks</p>"
+    )
+    baseline = f"<p>{escape(trial.baseline_text())}</p>"
+    return head + table + baseline + left_html + steps + "</div>"

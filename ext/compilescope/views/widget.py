@@ -91,7 +91,8 @@ class ResultWidget(_WithFallback):
         except Exception as error:  # shown in the view: a failed trial must not raise in a comm
             result = {"title": f"finding {number}", "python": "", "rows": [],
                       "error": f"{type(error).__name__}: {error}"}  # fmt: skip
-        self.trial = _dumps(result)
+        # The view shows the result by the finding it came from.
+        self.trial = _dumps({**result, "number": number})
 
 
 class ExplorerWidget(_WithFallback):
