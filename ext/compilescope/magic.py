@@ -19,6 +19,10 @@ from .model.capture import Capture
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from .live.options import CompileOptions
+    from .live.pipeline import Replay
+    from .model.finding import Fix
+
 _last: Capture | None = None
 
 
@@ -208,9 +212,12 @@ class CompileFxMagics(Magics):
         fix = finding.fix
         if fix is None:
             raise UsageError(f"--fix {number}: this finding has no fix ({finding.what})")
-        if fix.kind != "setting":
-            at = f" at {fix.where.label()}" if fix.where else ""
-            raise UsageError(f"--fix {number}: the fix is a change to your code{at}: {fix.change}")
+        from .live.fixes import check_setting
+
+        try:
+            check_setting(fix)
+        except ValueError as error:
+            raise UsageError(f"--fix {number}: {error}") from None
         return finding, fix
 
     # --- capture, write back, show -----------------------------------------------------------
@@ -252,13 +259,14 @@ class CompileFxMagics(Magics):
             return output
 
         fixing = getattr(args, "fixing", None)
-        if fixing is not None:
-            how = _with_compile_kwargs(how, fixing[1])
         replay = Replay(how, step, arguments_by_name(fn, call_args, None))
         output, run = None, None
         try:
-            with _fix_held(fixing, replay), capture_run(how, on_event=progress.on_event) as run:
-                output = step(run)
+            with contextlib.ExitStack() as held:
+                if fixing is not None:  # the fix's settings, compile arguments and marks
+                    how = _hold_fix(held, fixing[1], replay)
+                with capture_run(how, on_event=progress.on_event) as run:
+                    output = step(run)
         finally:
             captured = run.result if run is not None else None
             _last = captured
@@ -312,37 +320,16 @@ class CompileFxMagics(Magics):
             display(_Text(diff(before, capture).summary()))
 
 
-def _with_compile_kwargs(how, fix):
-    """`how` with the fix's torch.compile arguments (dynamic=True) set."""
-    from dataclasses import replace
+def _hold_fix(held: contextlib.ExitStack, fix: Fix, replay: Replay) -> CompileOptions:
+    """Enter live/fixes.py's `holding` (the one way a fix is applied, as `try_fix` does) on
+    `held`; returns the options to capture with. Only the fix's own setting up becomes a usage
+    error, never the cell's errors."""
+    from .live.fixes import holding
 
-    for setting in fix.settings:
-        if setting.op == "compile_kwarg" and setting.target in ("dynamic", "fullgraph"):
-            how = replace(how, **{setting.target: setting.value})
-    return how
-
-
-@contextlib.contextmanager
-def _fix_held(fixing, replay):
-    """A fix's settings and dynamic marks held around the capture, on fresh Dynamo caches (a
-    frame compiled before would not see the new settings), and dropped with them after."""
-    if fixing is None:
-        yield
-        return
-    from .live import torch_bridge
-    from .live.fixes import applying, marked_dynamic
-
-    _, fix = fixing
-    marks = [s for s in fix.settings if s.op == "mark_dynamic"]
-    torch_bridge.reset_dynamo()
-    with contextlib.ExitStack() as stack:
-        try:  # only the fix's own setting up becomes a usage error, never the cell's errors
-            stack.enter_context(applying(fix))
-            stack.enter_context(marked_dynamic(replay, marks))
-        except ValueError as error:  # a fix that cannot be applied here (a name not found)
-            raise UsageError(f"--fix: {error}") from None
-        stack.callback(torch_bridge.reset_dynamo)
-        yield
+    try:
+        return held.enter_context(holding(fix, replay))
+    except ValueError as error:  # a fix that cannot be applied here (a name not found)
+        raise UsageError(f"--fix: {error}") from None
 
 
 def trier(capture: Capture, found: tuple) -> Callable[[int], dict] | None:

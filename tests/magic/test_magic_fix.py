@@ -47,3 +47,53 @@ def test_a_users_error_under_a_fix_stays_the_users(ip, run):
     result = run("raise ValueError('mine')", f"--backend aot_eager --quiet --fix {number}")
     assert isinstance(result.error_in_exec, ValueError) and str(result.error_in_exec) == "mine"
     assert torch._dynamo.config.capture_scalar_outputs is False
+
+
+def _item_finding_with(monkeypatch, run, ip, *extra):
+    """The `.item()` break's finding of a first capture, its fix given `extra` settings too,
+    offered as finding 1 of the last capture (what `--fix 1` reads)."""
+    import dataclasses
+
+    import compilescope.model.findings as findings_module
+    import torch
+    from compilescope.model.finding import Setting
+
+    ip.user_ns["xs"] = torch.randn(8)
+    run("s = xs.sum().item()\ny = xs * s\ny", "--backend aot_eager --no-time --quiet")
+    found = compilescope.findings(compilescope.last())
+    item = next(f for f in found if "capture_scalar_outputs" in f.fix.python())
+    fix = dataclasses.replace(
+        item.fix, settings=(*item.fix.settings, *(Setting(*e) for e in extra))
+    )
+    changed = dataclasses.replace(item, fixes=(fix,))
+    monkeypatch.setattr(findings_module, "findings", lambda *_: (changed,))
+    return compilescope.last()
+
+
+def test_a_fix_goes_through_the_same_path_as_try_fix(ip, run, monkeypatch):
+    # A config setting and a torch.compile argument (backend) in one fix: the magic applies
+    # both, as try_fix does (its own copy knew only dynamic= and fullgraph=).
+    import torch
+
+    before = _item_finding_with(monkeypatch, run, ip, ("backend", "compile_kwarg", "eager"))
+    assert any(k.startswith("aot_") for c in before for k in c.graphs)
+    result = run(
+        "s = xs.sum().item()\ny = xs * s\ny", "--backend aot_eager --no-time --quiet --fix 1"
+    )
+    assert result.success
+    after = compilescope.last()
+    assert sum(len(c.graph_breaks) for c in after) == 0  # capture_scalar_outputs held
+    assert after.compiles and not any(k.startswith("aot_") for c in after for k in c.graphs)
+    assert torch._dynamo.config.capture_scalar_outputs is False  # restored
+
+
+def test_a_fix_that_cannot_be_applied_is_a_usage_error_and_runs_nothing(ip, run, monkeypatch):
+    import torch
+
+    _item_finding_with(monkeypatch, run, ip, ("torch._dynamo.config.no_such_key", "set", 1))
+    result = run("marker_unapplied_fix = 1", "--backend aot_eager --quiet --fix 1")
+    assert "marker_unapplied_fix" not in ip.user_ns
+    assert "this torch has no setting torch._dynamo.config.no_such_key" in str(
+        result.error_in_exec or ""
+    )
+    assert torch._dynamo.config.capture_scalar_outputs is False  # undone

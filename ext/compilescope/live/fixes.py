@@ -76,7 +76,8 @@ def _config(target: str) -> tuple[object, str]:
 def applying(fix: Fix) -> Iterator[None]:
     """Hold a fix's config settings inside the block and restore every one afterwards (on
     errors too). Settings that belong to one compile (torch.compile's `dynamic=`, mark_dynamic)
-    cannot be held globally: `try_fix` applies them, or the fix says where to write them."""
+    cannot be held globally: `holding` applies them around a run of the code (`try_fix`,
+    `%%compile_fx --fix`), or the fix says where to write them."""
     if fix.kind != "setting":
         raise ValueError(f"this fix is a change to the code, not a setting: {fix.change}")
     undo: list = []
@@ -122,9 +123,7 @@ def try_fix(
     fix = fix or finding.fix
     if fix is None:
         raise ValueError(f"this finding has no fix to try: {finding.what}")
-    if fix.kind != "setting":
-        where = f" at {fix.where.label()}" if fix.where else ""
-        raise ValueError(f"this fix is a change to your code{where}: {fix.change}")
+    check_setting(fix)
     replay = replay_of(capture)
     if replay is None:
         raise ValueError(
@@ -132,24 +131,51 @@ def try_fix(
             "made by capturing()): run your code again inside "
             "`with compilescope.applying(fix), compilescope.capturing() as cap:`"
         )
-    how = replay.how
-    for setting in fix.settings:
-        if setting.op == "compile_kwarg":
-            how = with_compile_kwarg(how, setting)
-    marks = [s for s in fix.settings if s.op == "mark_dynamic"]
+    fixed_options(replay.how, fix)  # a torch.compile argument it cannot set: before any run
     before = capture
     if baseline:
         torch_bridge.reset_dynamo()
         before = replay.run()
-    torch_bridge.reset_dynamo()
     try:
-        with applying(fix), marked_dynamic(replay, marks):
+        with holding(fix, replay) as how:
             after = replay.run(how)
     except Exception as error:  # the trial's failure is its result, shown beside the before
         return FixTrial(finding, fix, before, None, f"{type(error).__name__}: {error}")
-    finally:
-        torch_bridge.reset_dynamo()  # nothing compiled under the fix outlives the trial
     return FixTrial(finding, fix, before, after)
+
+
+def check_setting(fix: Fix) -> None:
+    """A ValueError for a fix that is a change to the user's code: only settings are applied."""
+    if fix.kind != "setting":
+        where = f" at {fix.where.label()}" if fix.where else ""
+        raise ValueError(f"this fix is a change to your code{where}: {fix.change}")
+
+
+@contextlib.contextmanager
+def holding(fix: Fix, replay: Replay) -> Iterator[CompileOptions]:
+    """The one way a fix is applied (`try_fix`, `%%compile_fx --fix`): everything it changes,
+    held around one run of `replay`'s code. Its config settings (`applying`), its dynamic marks
+    on the code's arguments, and its torch.compile arguments: the block gets `replay.how` with
+    them, to run with. Dynamo's caches are reset first (a frame compiled before would not see
+    the new settings) and after (nothing compiled under the fix outlives the block). A
+    ValueError on entering, before the block runs, for a fix that cannot be applied here."""
+    check_setting(fix)
+    how = fixed_options(replay.how, fix)
+    marks = [s for s in fix.settings if s.op == "mark_dynamic"]
+    torch_bridge.reset_dynamo()
+    with contextlib.ExitStack() as held:
+        held.callback(torch_bridge.reset_dynamo)  # last out: after the settings are restored
+        held.enter_context(applying(fix))
+        held.enter_context(marked_dynamic(replay, marks))
+        yield how
+
+
+def fixed_options(how: CompileOptions, fix: Fix) -> CompileOptions:
+    """`how` with every torch.compile argument the fix sets ("compile_kwarg" settings)."""
+    for setting in fix.settings:
+        if setting.op == "compile_kwarg":
+            how = with_compile_kwarg(how, setting)
+    return how
 
 
 def with_compile_kwarg(how: CompileOptions, setting: Setting) -> CompileOptions:
