@@ -86,6 +86,20 @@ def test_a_loop_too_short_for_a_window_says_how_many_steps_it_needs():
     assert "then 10 timed" in cap.capture.timings.real_steps_note
 
 
+def test_a_loop_that_ends_in_the_eager_window_says_how_many_steps_it_needs_and_ran():
+    # 25 steps (issue 32): the compiled windows are timed, the eager ones are not; the note
+    # says how many steps they need and how many ran.
+    loop, losses = _training(25)
+    with compilescope.capturing() as cap:
+        loop()
+    real = cap.capture.timings.real_steps
+    assert len(losses) == 25 and real is not None and real.eager is None
+    assert "the code ended after 25 optimizer steps, before the eager steps ran" in real.note
+    assert "1 step to warm up and 5 timed (" in real.note
+    needed = int(real.note.split("; ")[-1].split(" steps in all")[0])
+    assert 25 < needed <= 25 + 6, real.note  # 29 where only the first step compiled
+
+
 def test_a_recompile_in_the_window_starts_it_over():
     # Step 4 changes the batch: a recompile while the steps are being timed.
     loop, losses = _training(40, shapes=lambda i: 8 if i < 4 else 12)

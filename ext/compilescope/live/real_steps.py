@@ -95,6 +95,7 @@ class RealStepTimer:
         self._optimizers: dict[int, OptimizerSeen] = {}  # id -> each optimizer stepped eagerly
         self._opt_starts: list[tuple[int, Any]] = []  # (its step's index, mark) in the window
         self._first: dict[str, int] = {}  # window -> index of its first step (0-based)
+        self._compiled_at = 0  # optimizer steps ended when the compiled windows were done
 
     # --- the user's steps ----------------------------------------------------------------------
     def boundary(self) -> None:
@@ -315,6 +316,7 @@ class RealStepTimer:
 
     def _after_compiled(self) -> None:
         """The compiled steps are timed: publish them, then run the eager steps if they fit."""
+        self._compiled_at = self._boundaries  # optimizer steps it took, for a note if cut short
         reading = self._memory_reading() if self.eager_steps > 0 else None
         too_big = eager_memory_verdict(*reading) if reading else None
         if too_big:
@@ -428,7 +430,13 @@ class RealStepTimer:
             if self.state == "eager" and len(self._eager_marks) > 2:
                 self._finish_eager()
             else:
-                self.notes.append("the code ended before the eager steps ran")
+                ran = max(len(self._eager_marks) - 1, 0) if self.state == "eager" else 0
+                needed = self._compiled_at + 1 + self.eager_steps
+                self.notes.append(
+                    f"the code ended after {self._boundaries} optimizer steps, before the eager "
+                    f"steps ran: after the compiled ones they need 1 step to warm up and "
+                    f"{self.eager_steps} timed ({ran} ran); {needed} steps in all would do"
+                )
         elif self.state in ("settling", "wall", "split") and self.result is None:
             self.notes.append(
                 f"the code ended after {self._boundaries} optimizer step"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +38,29 @@ def fallback_scope(reason: str) -> FallbackScope | None:
         if head.startswith(words):
             return scope
     return None
+
+
+# torch's generic first line of a break's message: what it was tracing, not why it broke.
+_TRACING_HEAD = re.compile(r"^Encountered graph break when attempting to trace .*:$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+
+
+def reason_line(reason: str, width: int = 160) -> str:
+    """Why the graph broke, in one line for a terminal: the first line that says why (past
+    torch's "Encountered graph break when attempting to trace ...:" head), in whole sentences:
+    as many as fit in `width`, the first one always whole, never cut inside a sentence."""
+    lines = [line.strip() for line in reason.strip().splitlines() if line.strip()]
+    if len(lines) > 1 and _TRACING_HEAD.match(lines[0]):
+        lines = lines[1:]
+    if not lines:
+        return ""
+    sentences = _SENTENCE_END.split(lines[0])
+    kept = sentences[0]
+    for sentence in sentences[1:]:
+        if len(kept) + 1 + len(sentence) > width:
+            break
+        kept += " " + sentence
+    return kept + (" ..." if len(kept) < len(lines[0]) else "")
 
 
 @dataclass(frozen=True)

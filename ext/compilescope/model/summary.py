@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..common import SUMMARY_STAGES, human_bytes, short_path
+from .breaks import reason_line
 from .compile import FALLBACK_STATUS
 from .held_memory import held_text, input_names
 from .timing import RealSteps
@@ -77,9 +78,9 @@ def summarize(capture: Capture) -> str:
     for c in capture.compiles:
         lines.append(_compile_line(c, capture.cells))
         for brk in c.graph_breaks:
-            lines.append(f"{'':10}graph break{_at(brk)}: {brk.reason.splitlines()[0][:100]}")
+            lines.append(f"{'':10}graph break{_at(brk)}: {reason_line(brk.reason)}")
         for fb in c.fallbacks:  # not a break: Dynamo left code to eager there (model/breaks.py)
-            lines.append(f"{'':10}{fb.what}{_at(fb)}: {fb.cause.splitlines()[0][:100]}")
+            lines.append(f"{'':10}{fb.what}{_at(fb)}: {reason_line(fb.cause)}")
         split = c.ddp_split
         if split is not None:
             parts = ", ".join(
