@@ -7,7 +7,6 @@ import json
 import re
 
 import compilescope
-import pytest
 from conftest import FIXTURES
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -70,29 +69,6 @@ def test_to_html_with_before_holds_the_diff(loaded):
     before, after = loaded("graph_break"), loaded("plain_function")
     found = re.search(r"id='cs-data'>(.*?)</script>", after.to_html(before=before))
     assert found is not None and json.loads(found.group(1)).get("diff")
-
-
-@pytest.fixture
-def shell():
-    from IPython.testing.globalipapp import start_ipython
-
-    ip = start_ipython()
-    types = list(ip.display_formatter.active_types)
-    yield ip
-    ip.display_formatter.active_types = types
-
-
-def test_a_terminal_shows_the_text_summary_a_notebook_the_widget(shell, loaded):
-    cap = loaded("graph_break")
-    # A terminal IPython shows text/plain only: the summary, and no widget is built.
-    assert shell.display_formatter.active_types == ["text/plain"]
-    data, _ = shell.display_formatter.format(cap)
-    assert set(data) == {"text/plain"} and data["text/plain"] == cap.summary() == str(cap)
-    assert cap._repr_mimebundle_() is None
-    # A front end that shows HTML (a kernel's) gets the widget and its script-free HTML.
-    shell.display_formatter.active_types = [*shell.display_formatter.active_types, "text/html"]
-    data, _ = shell.display_formatter.format(cap)
-    assert "model_id" in data[WIDGET] and "cs-fallback" in data["text/html"]
 
 
 def test_show_draws_a_rank_report_once(monkeypatch):

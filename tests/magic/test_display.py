@@ -1,0 +1,28 @@
+"""A Capture in a real IPython: text in a terminal, the widget where the front end shows HTML."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.torch
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture
+def shell(ip):
+    types = list(ip.display_formatter.active_types)
+    yield ip
+    ip.display_formatter.active_types = types
+
+
+def test_a_terminal_shows_the_text_summary_a_notebook_the_widget(shell, loaded):
+    cap = loaded("graph_break")
+    # A terminal IPython shows text/plain only: the summary, and no widget is built.
+    assert shell.display_formatter.active_types == ["text/plain"]
+    data, _ = shell.display_formatter.format(cap)
+    assert set(data) == {"text/plain"} and data["text/plain"] == cap.summary() == str(cap)
+    assert cap._repr_mimebundle_() is None
+    # A front end that shows HTML (a kernel's) gets the widget and its script-free HTML.
+    shell.display_formatter.active_types = [*shell.display_formatter.active_types, "text/html"]
+    data, _ = shell.display_formatter.format(cap)
+    assert "model_id" in data[WIDGET] and "cs-fallback" in data["text/html"]
