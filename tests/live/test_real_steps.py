@@ -94,8 +94,8 @@ def test_a_loop_that_ends_in_the_eager_window_says_how_many_steps_it_needs_and_r
         loop()
     real = cap.capture.timings.real_steps
     assert len(losses) == 25 and real is not None and real.eager is None
-    assert "the code ended after 25 optimizer steps, before the eager steps ran" in real.note
-    assert "1 step to warm up and 5 timed (" in real.note
+    assert "the code ended after 25 optimizer steps, before the eager steps were timed" in real.note
+    assert "1 step to warm up and 5 timed, and 1 ran;" in real.note
     needed = int(real.note.split("; ")[-1].split(" steps in all")[0])
     assert 25 < needed <= 25 + 6, real.note  # 29 where only the first step compiled
 

@@ -434,8 +434,8 @@ class RealStepTimer:
                 needed = self._compiled_at + 1 + self.eager_steps
                 self.notes.append(
                     f"the code ended after {self._boundaries} optimizer steps, before the eager "
-                    f"steps ran: after the compiled ones they need 1 step to warm up and "
-                    f"{self.eager_steps} timed ({ran} ran); {needed} steps in all would do"
+                    f"steps were timed: after the compiled ones they need 1 step to warm up and "
+                    f"{self.eager_steps} timed, and {ran} ran; {needed} steps in all would do"
                 )
         elif self.state in ("settling", "wall", "split") and self.result is None:
             self.notes.append(
