@@ -60,13 +60,18 @@ class _Drawing:
         return to_html(capture, path, before)
 
     def bundle(self, capture: Capture, include: Any, exclude: Any) -> Any:
-        from IPython import get_ipython
-
+        try:
+            from IPython import get_ipython
+        except ImportError:  # IPython is optional (the `notebook` extra)
+            return None
         shell = get_ipython()
         # A terminal IPython shows text only (its active types): no widget built for nothing.
         if shell is None or "text/html" not in shell.display_formatter.active_types:
             return None
-        return _view(capture)._repr_mimebundle_(include=include, exclude=exclude)
+        view = _view(capture)
+        if hasattr(view, "_repr_mimebundle_"):  # the widget, its script-free HTML inside
+            return view._repr_mimebundle_(include=include, exclude=exclude)
+        return {"text/html": view._repr_html_(), "text/plain": repr(view)}  # no anywidget
 
 
 draw_with(_Drawing())

@@ -26,3 +26,14 @@ def test_a_terminal_shows_the_text_summary_a_notebook_the_widget(shell, loaded):
     shell.display_formatter.active_types = [*shell.display_formatter.active_types, "text/html"]
     data, _ = shell.display_formatter.format(cap)
     assert "model_id" in data[WIDGET] and "cs-fallback" in data["text/html"]
+
+
+def test_without_anywidget_a_capture_shows_its_script_free_html(shell, loaded, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "compilescope.views.widget", None)  # as if not installed
+    shell.display_formatter.active_types = [*shell.display_formatter.active_types, "text/html"]
+    cap = loaded("graph_break")
+    data, _ = shell.display_formatter.format(cap)
+    assert WIDGET not in data and "cs-fallback" in data["text/html"]
+    assert data["text/plain"].startswith(cap.summary())
