@@ -1,0 +1,45 @@
+"""Speed findings on the first screen, in real Chromium: a loop whose eager optimizer is most of
+the step shows that finding first, with its share, its line and its fix."""
+
+from __future__ import annotations
+
+import compilescope
+import pytest
+import torch
+
+from .conftest import artifacts
+
+pytestmark = [pytest.mark.browser, pytest.mark.torch]
+
+
+def test_the_eager_optimizer_finding_comes_first_in_the_report(page, tmp_path):
+    torch.manual_seed(0)
+    torch._dynamo.reset()
+    model = torch.nn.Sequential(*[torch.nn.Linear(16, 16) for _ in range(40)])
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=False)
+    compiled = torch.compile(model)
+    x = torch.randn(8, 16)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # steadier steps on 2 shared cores (tests/live/test_step_speedup.py)
+    try:
+        with compilescope.capturing() as cap:
+            for _ in range(30):
+                compiled(x).pow(2).mean().backward()
+                opt.step()
+                opt.zero_grad()
+    finally:
+        torch.set_num_threads(threads)
+    found = compilescope.findings(cap.capture)
+    assert found[0].kind == "eager_optimizer", [f.kind for f in found]
+    path = tmp_path / "speed.html"
+    compilescope.to_html(cap.capture, path)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"file://{path}")
+    page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
+    first = page.locator(".cs-finding").first
+    assert first.get_attribute("data-kind") == "eager_optimizer"
+    text = first.inner_text()
+    assert "Adam" in text and "of the step" in text and "fused=True" in text
+    assert "test_speed_findings_in_browser.py" in text  # the line that builds the optimizer
+    page.screenshot(path=str(artifacts() / "speed_findings_first.png"))
+    assert page.errors == []
