@@ -161,10 +161,15 @@ def test_fit_fits_what_is_shown(window, reports):
     explorer.locator("button[data-action='fit']").click()
     page.wait_for_timeout(100)
     assert len(in_view(explorer)) == shown()
-    # All 970 nodes open: fit still frames all of them (small, but all there).
+    # All 970 nodes open: fit keeps labels legible and scrolls (issue 32); "whole graph" still
+    # frames all of them (small, but all there).
     explorer.locator("button[data-action='expand']").click()
     page.wait_for_timeout(200)
     assert int(explorer.get_attribute("data-visible-nodes")) == 970
+    assert float(explorer.get_attribute("data-label-px")) >= 10
+    assert len(in_view(explorer)) < shown()
+    explorer.locator("button[data-action='whole']").click()
+    page.wait_for_timeout(200)
     assert len(in_view(explorer)) == shown()
     shoot(page, "gpt2_backward_expanded_fit")
     assert page.errors == []

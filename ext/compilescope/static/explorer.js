@@ -10,7 +10,7 @@ import { createPainter } from "./explorer_draw.js";
 import { bindInteraction } from "./explorer_interact.js";
 import { edgeMiddle, placeBoxes, placedBoxes } from "./placement.js";
 
-const BUTTONS = [["fit", "fit"], ["expand", "expand all"], ["collapse", "collapse all"],
+const BUTTONS = [["fit", "fit"], ["whole", "whole graph"], ["expand", "expand all"], ["collapse", "collapse all"],
   ["up", "ancestors"], ["down", "descendants"], ["clear", "clear"]];
 
 // What the drawing needs to know of the graph beyond the payload: owners, users, group depths.
@@ -130,7 +130,7 @@ export function createExplorer(container, g, opts) {
   };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
-  if (window.ResizeObserver) new ResizeObserver(() => painter.redraw()).observe(canvas);
+  if (window.ResizeObserver) new ResizeObserver(() => painter.resized()).observe(canvas);
 
   // Test hooks on the root element (tests/browser/test_readability.py), no globals:
   // edgePoint(i) is where on the page edge i's middle is drawn (hover it to see its tensor);
@@ -142,6 +142,9 @@ export function createExplorer(container, g, opts) {
   };
   root.placeBoxes = placeBoxes;
   root.placedBoxes = placedBoxes;
+  // labelBoxes(): every box in view at the last draw, [kind, name, x, y, w, h, labelled] in CSS
+  // px of the canvas (test_explorer_zoom.py: a box that can hold a label has one).
+  root.labelBoxes = () => s.labelBoxes || [];
 
   rebuild();
   painter.fit(null, true);

@@ -7,6 +7,12 @@ const OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb
 const FONT_PX = 11; // label font at scale 1; drawn size = FONT_PX * scale (data-label-px)
 const READABLE_UP_TO = 150; // drawings of at most this many nodes open at scale >= 1
 const MARGIN = 20; // CSS px around the drawing when it is fitted
+// "fit" never goes below labels of FIT_LABEL_PX: a bigger drawing is shown from its top and
+// scrolls (wheel, drag); "whole graph" frames everything, however small.
+const FIT_LABEL_PX = 10;
+// Below this a label scaled with its box is noise; a box still tall and wide enough for text
+// at this size keeps its label, drawn at this size and cut to the box's width.
+const LEAST_LABEL_PX = 9;
 
 // The tallest the canvas grows: down to the window's bottom from where it starts (when that is
 // in the window's upper half; else the window less the explorer's bar and the stage buttons),
@@ -56,8 +62,7 @@ export function createPainter(s, root, canvas) {
     if (listed !== root.getAttribute("data-in-view")) root.setAttribute("data-in-view", listed);
     const litGroups = new Set();
     if (highlight.size) for (const v of highlight) if (rep[v] >= 0) litGroups.add(rep[v]);
-    const text = FONT_PX * view.k >= 6; // smaller is noise, not text
-    root.setAttribute("data-label-px", text ? (FONT_PX * view.k).toFixed(2) : "0");
+    const labels = []; // [box, lines, colours, on, open]: drawn last, in screen pixels
     ctx.lineWidth = 1 / view.k;
     ctx.font = `${FONT_PX}px ui-monospace, monospace`;
     boxes.forEach((b) => {
@@ -65,7 +70,7 @@ export function createPainter(s, root, canvas) {
       ctx.fillStyle = info.depth[b.id] % 2 ? "rgba(120,120,160,0.06)" : "rgba(120,160,120,0.06)";
       ctx.strokeStyle = "#b4b4c8";
       ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
-      if (text) { ctx.fillStyle = "#555"; ctx.fillText(`${groupText(g, b.id)}  \u25be`, b.x + 6, b.y + 13); }
+      labels.push([b, [`${groupText(g, b.id)}  \u25be`], ["#555"], true, true]);
     });
     ctx.strokeStyle = "#9aa0a6";
     ctx.beginPath();
@@ -99,12 +104,8 @@ export function createPainter(s, root, canvas) {
         ctx.fillStyle = "#eef2ff"; ctx.strokeStyle = on && highlight.size ? "#e8710a" : "#6366f1";
         ctx.fillRect(b.x + 3, b.y + 3, b.w, b.h); ctx.strokeRect(b.x + 3, b.y + 3, b.w, b.h);
         ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
-        if (text) {
-          ctx.fillStyle = "#312e81";
-          ctx.fillText(clip(`\u25b8 ${groupText(g, b.id)}`, 25), b.x + 6, b.y + 13);
-          const grp = g.groups[b.id];
-          ctx.fillStyle = "#555"; ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 26);
-        }
+        const grp = g.groups[b.id];
+        labels.push([b, [`\u25b8 ${groupText(g, b.id)}`, `${grp.size} nodes, ${grp.ops} ops`], ["#312e81", "#555"], on, false]);
       } else {
         const v = b.id;
         ctx.fillStyle = highlight.has(v) ? "#fde68a" : S(g.note[v]) === "recomputed in backward" ? "#fed7aa" : OP_FILL[g.op[v]] || "#fff";
@@ -112,19 +113,75 @@ export function createPainter(s, root, canvas) {
         ctx.lineWidth = (v === selected ? 3 : 1) / view.k;
         ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
         ctx.lineWidth = 1 / view.k;
-        if (text) {
-          ctx.fillStyle = "#111";
-          // A parameter's path is told apart by its end (`c_attn.bias`): clip its start.
-          const label = S(g.label[v]);
-          ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
-          ctx.fillStyle = "#4b5563";
-          const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
-          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 26);
-        }
+        // A parameter's path is told apart by its end (`c_attn.bias`): clip its start.
+        const label = S(g.label[v]);
+        const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
+        labels.push([b, [label ? [label] : g.names[v], `${t} ${S(g.type[v])}`], ["#111", "#4b5563"], on, false]);
       }
     });
     ctx.globalAlpha = 1;
+    drawLabels(labels, w, h, ratio);
+    drawScrollMarks(w, h, ratio);
     root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
+  }
+  // Labels in screen pixels: at FONT_PX * scale while that is legible, else at LEAST_LABEL_PX
+  // in every box that can hold a line of it (an open group: on a backing over its children).
+  function drawLabels(labels, w, h, ratio) {
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const scaled = FONT_PX * view.k, px = Math.max(LEAST_LABEL_PX, scaled);
+    const lineH = (px * 13) / FONT_PX;
+    ctx.font = `${px}px ui-monospace, monospace`;
+    const charW = ctx.measureText("0").width || px * 0.6;
+    const shown = [];
+    let drawn = 0;
+    for (const [b, lines, colours, on, open] of labels) {
+      const sx = view.tx + b.x * view.k, sy = view.ty + b.y * view.k;
+      const sw = b.w * view.k, sh = b.h * view.k;
+      if (sx > w || sy > h || sx + sw < 0 || sy + sh < 0) continue;
+      const pad = (open ? 6 : 5) * Math.min(1, view.k);
+      // At scale, 25 characters (what a box is wide for); smaller, what the box's width holds.
+      const room = scaled >= LEAST_LABEL_PX ? 25 : Math.floor((sw - 2 * pad) / charW);
+      const rows = open ? (sh >= lineH + 3 ? 1 : 0) : Math.floor((sh - 3) / lineH);
+      const fits = room >= 4 && rows >= 1;
+      shown.push([b.kind, b.kind === "node" ? g.names[b.id] : g.groups[b.id].path || g.groups[b.id].label,
+        Math.round(sx), Math.round(sy), Math.round(sw), Math.round(sh), fits ? 1 : 0]);
+      if (!fits) continue;
+      drawn += 1;
+      ctx.globalAlpha = on ? 1 : 0.3;
+      lines.slice(0, rows).forEach((line, i) => {
+        const text = Array.isArray(line) ? clipStart(line[0], room) : clip(line, room);
+        if (open && scaled < LEAST_LABEL_PX) {
+          ctx.fillStyle = "rgba(255,255,255,0.85)";
+          ctx.fillRect(sx + pad - 2, sy + 1, Math.min(sw - 2 * pad + 4, text.length * charW + 4), lineH + 2);
+        }
+        ctx.fillStyle = colours[i];
+        ctx.fillText(text, sx + pad, sy + lineH * (i + 1));
+      });
+    }
+    ctx.globalAlpha = 1;
+    s.labelBoxes = shown; // what a test reads (root.labelBoxes()): every box in view, labelled or not
+    root.setAttribute("data-label-px", drawn ? px.toFixed(2) : "0");
+  }
+  // Where the window is along a drawing larger than it: thin bars at the right and bottom
+  // edges, so that there is visibly more to scroll to.
+  function drawScrollMarks(w, h) {
+    const [x0, y0, x1, y1] = bounds(s.boxes);
+    const lo = (t, a, size) => -(t + a * view.k) / size, full = (a, b) => (b - a) * view.k;
+    const marks = [];
+    ctx.fillStyle = "rgba(60,60,80,0.35)";
+    const H = full(y0, y1) + 2 * MARGIN, W = full(x0, x1) + 2 * MARGIN;
+    if (H > h + 1) {
+      const top = Math.max(0, lo(view.ty - MARGIN, y0, H)), len = Math.min(1 - top, h / H);
+      ctx.fillRect(w - 6, top * h, 4, Math.max(12, len * h));
+      marks.push("y");
+    }
+    if (W > w + 1) {
+      const left = Math.max(0, lo(view.tx - MARGIN, x0, W)), len = Math.min(1 - left, w / W);
+      ctx.fillRect(left * w, h - 6, Math.max(12, len * w), 4);
+      marks.push("x");
+    }
+    const said = marks.join(" ");
+    if (said !== root.getAttribute("data-scrolls")) root.setAttribute("data-scrolls", said);
   }
   function edgePath(A, B) {
     // Down from the source's bottom to the target's top, or between their sides when the
@@ -136,11 +193,12 @@ export function createPainter(s, root, canvas) {
   function redraw() { if (!frame) frame = requestAnimationFrame(draw); }
 
   let pendingFit = null;
+  let fitted = null; // the view the last fit made: while the reader has not moved it, a resize fits again
   // `only`: boxes to frame (a highlight). `first`: the first picture, where a drawing of few
   // nodes keeps scale 1 (its labels readable; the canvas scrolls) and `beforeFirst` may open
-  // less when the drawing cannot fit readably (explorer.js).
-  function fit(only, first) {
-    pendingFit = { only: only || null, first: !!first };
+  // less when the drawing cannot fit readably (explorer.js). `whole`: everything, however small.
+  function fit(only, first, whole) {
+    pendingFit = { only: only || null, first: !!first, whole: !!whole };
     if (!canvas.clientWidth) { needFit = true; return; }
     fitTo(pendingFit);
     redraw();
@@ -161,6 +219,7 @@ export function createPainter(s, root, canvas) {
     const w = canvas.clientWidth || 600;
     let k = scaleFor(chosen, only ? canvas.clientHeight || 480 : 0);
     if (want.first && !only && (info.n <= READABLE_UP_TO || s.tall)) k = Math.max(k, 1);
+    if (!want.whole) k = Math.max(k, FIT_LABEL_PX / FONT_PX);
     view.k = Math.min(2, Math.max(0.02, k));
     // The canvas takes the drawing's height (within the window), so what is shown is all seen.
     if (!only) canvas.style.height = `${Math.round(Math.min(canvasMaxHeight(canvas), Math.max(320, (y1 - y0) * view.k + 2 * MARGIN)))}px`;
@@ -174,6 +233,17 @@ export function createPainter(s, root, canvas) {
     }
     const spareY = (canvas.clientHeight || 480) - (y1 - y0) * view.k;
     view.ty = only && spareY > 0 ? spareY / 2 - y0 * view.k : MARGIN - y0 * view.k;
+    fitted = { want, k: view.k, tx: view.tx, ty: view.ty, width: w };
   }
-  return { draw, redraw, fit };
+  // The canvas changed size (a scroll bar came, the output narrowed): a view the reader has not
+  // moved since it was fitted is fitted again, so nothing is cut at the right at first paint.
+  function resized() {
+    const f = fitted;
+    if (f && canvas.clientWidth && canvas.clientWidth !== f.width &&
+        view.k === f.k && view.tx === f.tx && view.ty === f.ty) {
+      pendingFit = f.want; needFit = true;
+    }
+    redraw();
+  }
+  return { draw, redraw, fit, resized };
 }

@@ -136,6 +136,7 @@ export function bindInteraction(s, ui, painter, rebuild, opts) {
     if (hits.length) select(hits[0]);
   });
   buttons.fit.onclick = () => fit();
+  buttons.whole.onclick = () => fit(null, false, true);
   buttons.expand.onclick = () => { g.groups.forEach((_, gid) => s.expanded.add(gid)); rebuild(); fit(); };
   buttons.collapse.onclick = () => { s.expanded.clear(); s.expanded.add(0); rebuild(); fit(); };
   buttons.up.onclick = () => { if (s.selected >= 0) setHighlight(walk(s.selected, (v) => g.in[v]), false); };

@@ -113,6 +113,8 @@ var OP_FILL = ["#dbeafe", "#ffffff", "#ffffff", "#ede9fe", "#fef9c3", "#e5e7eb"]
 var FONT_PX = 11;
 var READABLE_UP_TO = 150;
 var MARGIN = 20;
+var FIT_LABEL_PX = 10;
+var LEAST_LABEL_PX = 9;
 function canvasMaxHeight(canvas) {
   const h = window.innerHeight || 950, top = canvas.getBoundingClientRect().top;
   const room = top > 0 && top < h / 2 ? h - top - 8 : h - 90;
@@ -167,8 +169,7 @@ function createPainter(s, root, canvas) {
     if (highlight.size) {
       for (const v of highlight) if (rep[v] >= 0) litGroups.add(rep[v]);
     }
-    const text = FONT_PX * view.k >= 6;
-    root.setAttribute("data-label-px", text ? (FONT_PX * view.k).toFixed(2) : "0");
+    const labels = [];
     ctx.lineWidth = 1 / view.k;
     ctx.font = `${FONT_PX}px ui-monospace, monospace`;
     boxes.forEach((b) => {
@@ -177,10 +178,7 @@ function createPainter(s, root, canvas) {
       ctx.strokeStyle = "#b4b4c8";
       ctx.fillRect(b.x, b.y, b.w, b.h);
       ctx.strokeRect(b.x, b.y, b.w, b.h);
-      if (text) {
-        ctx.fillStyle = "#555";
-        ctx.fillText(`${groupText(g, b.id)}  \u25BE`, b.x + 6, b.y + 13);
-      }
+      labels.push([b, [`${groupText(g, b.id)}  \u25BE`], ["#555"], true, true]);
     });
     ctx.strokeStyle = "#9aa0a6";
     ctx.beginPath();
@@ -222,13 +220,8 @@ function createPainter(s, root, canvas) {
         ctx.strokeRect(b.x + 3, b.y + 3, b.w, b.h);
         ctx.fillRect(b.x, b.y, b.w, b.h);
         ctx.strokeRect(b.x, b.y, b.w, b.h);
-        if (text) {
-          ctx.fillStyle = "#312e81";
-          ctx.fillText(clip(`\u25B8 ${groupText(g, b.id)}`, 25), b.x + 6, b.y + 13);
-          const grp = g.groups[b.id];
-          ctx.fillStyle = "#555";
-          ctx.fillText(`${grp.size} nodes, ${grp.ops} ops`, b.x + 6, b.y + 26);
-        }
+        const grp = g.groups[b.id];
+        labels.push([b, [`\u25B8 ${groupText(g, b.id)}`, `${grp.size} nodes, ${grp.ops} ops`], ["#312e81", "#555"], on, false]);
       } else {
         const v = b.id;
         ctx.fillStyle = highlight.has(v) ? "#fde68a" : S(g.note[v]) === "recomputed in backward" ? "#fed7aa" : OP_FILL[g.op[v]] || "#fff";
@@ -237,18 +230,76 @@ function createPainter(s, root, canvas) {
         ctx.fillRect(b.x, b.y, b.w, b.h);
         ctx.strokeRect(b.x, b.y, b.w, b.h);
         ctx.lineWidth = 1 / view.k;
-        if (text) {
-          ctx.fillStyle = "#111";
-          const label = S(g.label[v]);
-          ctx.fillText(label ? clipStart(label, 25) : clip(g.names[v], 25), b.x + 5, b.y + 13);
-          ctx.fillStyle = "#4b5563";
-          const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
-          ctx.fillText(clip(`${t} ${S(g.type[v])}`, 25), b.x + 5, b.y + 26);
-        }
+        const label = S(g.label[v]);
+        const t = g.op[v] === 1 ? S(g.target[v]) : g.ops[g.op[v]];
+        labels.push([b, [label ? [label] : g.names[v], `${t} ${S(g.type[v])}`], ["#111", "#4b5563"], on, false]);
       }
     });
     ctx.globalAlpha = 1;
+    drawLabels(labels, w, h, ratio);
+    drawScrollMarks(w, h, ratio);
     root.setAttribute("data-drawn", String(Number(root.getAttribute("data-drawn") || 0) + 1));
+  }
+  function drawLabels(labels, w, h, ratio) {
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const scaled = FONT_PX * view.k, px = Math.max(LEAST_LABEL_PX, scaled);
+    const lineH = px * 13 / FONT_PX;
+    ctx.font = `${px}px ui-monospace, monospace`;
+    const charW = ctx.measureText("0").width || px * 0.6;
+    const shown = [];
+    let drawn = 0;
+    for (const [b, lines, colours, on, open] of labels) {
+      const sx = view.tx + b.x * view.k, sy = view.ty + b.y * view.k;
+      const sw = b.w * view.k, sh = b.h * view.k;
+      if (sx > w || sy > h || sx + sw < 0 || sy + sh < 0) continue;
+      const pad = (open ? 6 : 5) * Math.min(1, view.k);
+      const room = scaled >= LEAST_LABEL_PX ? 25 : Math.floor((sw - 2 * pad) / charW);
+      const rows = open ? sh >= lineH + 3 ? 1 : 0 : Math.floor((sh - 3) / lineH);
+      const fits = room >= 4 && rows >= 1;
+      shown.push([
+        b.kind,
+        b.kind === "node" ? g.names[b.id] : g.groups[b.id].path || g.groups[b.id].label,
+        Math.round(sx),
+        Math.round(sy),
+        Math.round(sw),
+        Math.round(sh),
+        fits ? 1 : 0
+      ]);
+      if (!fits) continue;
+      drawn += 1;
+      ctx.globalAlpha = on ? 1 : 0.3;
+      lines.slice(0, rows).forEach((line, i) => {
+        const text = Array.isArray(line) ? clipStart(line[0], room) : clip(line, room);
+        if (open && scaled < LEAST_LABEL_PX) {
+          ctx.fillStyle = "rgba(255,255,255,0.85)";
+          ctx.fillRect(sx + pad - 2, sy + 1, Math.min(sw - 2 * pad + 4, text.length * charW + 4), lineH + 2);
+        }
+        ctx.fillStyle = colours[i];
+        ctx.fillText(text, sx + pad, sy + lineH * (i + 1));
+      });
+    }
+    ctx.globalAlpha = 1;
+    s.labelBoxes = shown;
+    root.setAttribute("data-label-px", drawn ? px.toFixed(2) : "0");
+  }
+  function drawScrollMarks(w, h) {
+    const [x0, y0, x1, y1] = bounds(s.boxes);
+    const lo = (t, a, size2) => -(t + a * view.k) / size2, full = (a, b) => (b - a) * view.k;
+    const marks = [];
+    ctx.fillStyle = "rgba(60,60,80,0.35)";
+    const H = full(y0, y1) + 2 * MARGIN, W = full(x0, x1) + 2 * MARGIN;
+    if (H > h + 1) {
+      const top = Math.max(0, lo(view.ty - MARGIN, y0, H)), len = Math.min(1 - top, h / H);
+      ctx.fillRect(w - 6, top * h, 4, Math.max(12, len * h));
+      marks.push("y");
+    }
+    if (W > w + 1) {
+      const left = Math.max(0, lo(view.tx - MARGIN, x0, W)), len = Math.min(1 - left, w / W);
+      ctx.fillRect(left * w, h - 6, Math.max(12, len * w), 4);
+      marks.push("x");
+    }
+    const said = marks.join(" ");
+    if (said !== root.getAttribute("data-scrolls")) root.setAttribute("data-scrolls", said);
   }
   function edgePath(A, B) {
     const [sx, sy, ax, ay, bx, by, tx, ty] = edgeCurve(A, B);
@@ -259,8 +310,9 @@ function createPainter(s, root, canvas) {
     if (!frame) frame = requestAnimationFrame(draw);
   }
   let pendingFit = null;
-  function fit(only, first) {
-    pendingFit = { only: only || null, first: !!first };
+  let fitted = null;
+  function fit(only, first, whole) {
+    pendingFit = { only: only || null, first: !!first, whole: !!whole };
     if (!canvas.clientWidth) {
       needFit = true;
       return;
@@ -283,6 +335,7 @@ function createPainter(s, root, canvas) {
     const w = canvas.clientWidth || 600;
     let k = scaleFor(chosen, only ? canvas.clientHeight || 480 : 0);
     if (want.first && !only && (info.n <= READABLE_UP_TO || s.tall)) k = Math.max(k, 1);
+    if (!want.whole) k = Math.max(k, FIT_LABEL_PX / FONT_PX);
     view.k = Math.min(2, Math.max(0.02, k));
     if (!only) canvas.style.height = `${Math.round(Math.min(canvasMaxHeight(canvas), Math.max(320, (y1 - y0) * view.k + 2 * MARGIN)))}px`;
     const spare = w - (x1 - x0) * view.k;
@@ -295,8 +348,17 @@ function createPainter(s, root, canvas) {
     }
     const spareY = (canvas.clientHeight || 480) - (y1 - y0) * view.k;
     view.ty = only && spareY > 0 ? spareY / 2 - y0 * view.k : MARGIN - y0 * view.k;
+    fitted = { want, k: view.k, tx: view.tx, ty: view.ty, width: w };
   }
-  return { draw, redraw, fit };
+  function resized() {
+    const f = fitted;
+    if (f && canvas.clientWidth && canvas.clientWidth !== f.width && view.k === f.k && view.tx === f.tx && view.ty === f.ty) {
+      pendingFit = f.want;
+      needFit = true;
+    }
+    redraw();
+  }
+  return { draw, redraw, fit, resized };
 }
 
 // ext/compilescope/static/explorer_details.js
@@ -511,6 +573,7 @@ ${g.names[u]} \u2192 ${g.names[v]}`;
     if (hits.length) select(hits[0]);
   });
   buttons.fit.onclick = () => fit();
+  buttons.whole.onclick = () => fit(null, false, true);
   buttons.expand.onclick = () => {
     g.groups.forEach((_, gid) => s.expanded.add(gid));
     rebuild();
@@ -539,6 +602,7 @@ ${g.names[u]} \u2192 ${g.names[v]}`;
 // ext/compilescope/static/explorer.js
 var BUTTONS = [
   ["fit", "fit"],
+  ["whole", "whole graph"],
   ["expand", "expand all"],
   ["collapse", "collapse all"],
   ["up", "ancestors"],
@@ -665,7 +729,7 @@ function createExplorer(container, g, opts) {
   };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
-  if (window.ResizeObserver) new ResizeObserver(() => painter.redraw()).observe(canvas);
+  if (window.ResizeObserver) new ResizeObserver(() => painter.resized()).observe(canvas);
   root.edgePoint = (i) => {
     const [a, b] = s.edges[i], r = canvas.getBoundingClientRect();
     const [x, y] = edgeMiddle(s.boxes[a], s.boxes[b]);
@@ -673,6 +737,7 @@ function createExplorer(container, g, opts) {
   };
   root.placeBoxes = placeBoxes;
   root.placedBoxes = placedBoxes;
+  root.labelBoxes = () => s.labelBoxes || [];
   rebuild();
   painter.fit(null, true);
   requestAnimationFrame(() => {
