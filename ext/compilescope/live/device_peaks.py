@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 
 import torch
 
 
-def _best_of(fn, device: str, repeats: int) -> float:
+def _best_of(fn: Callable[[], object], device: str, repeats: int) -> float:
     fn()  # warm-up: allocation, library handles
     best = float("inf")
     for _ in range(repeats):

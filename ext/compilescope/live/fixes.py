@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..model.capture import Capture
@@ -80,31 +81,29 @@ def applying(fix: Fix) -> Iterator[None]:
     `%%compile_fx --fix`), or the fix says where to write them."""
     if fix.kind != "setting":
         raise ValueError(f"this fix is a change to the code, not a setting: {fix.change}")
-    undo: list = []
+    undo: list[Callable[[], object]] = []
     try:
         for setting in fix.settings:
             if setting.op in ("compile_kwarg", "mark_dynamic"):
                 continue
             module, attribute = _config(setting.target)
             if setting.op == "set":
-                undo.append((setattr, module, attribute, getattr(module, attribute)))
+                undo.append(
+                    functools.partial(setattr, module, attribute, getattr(module, attribute))
+                )
                 setattr(module, attribute, setting.value)
             elif setting.op == "add":
                 collection = getattr(module, attribute)
                 item = resolve_ref(setting.value)
                 if item not in collection:
                     collection.add(item)
-                    undo.append((_discard, collection, item, None))
+                    undo.append(functools.partial(collection.discard, item))
             else:
                 raise ValueError(f"unknown setting operation {setting.op!r} for {setting.target}")
         yield
     finally:
-        for action, owner, name, value in reversed(undo):
-            action(owner, name, value)
-
-
-def _discard(collection: set, item: object, _: object) -> None:
-    collection.discard(item)
+        for action in reversed(undo):
+            action()
 
 
 def try_fix(

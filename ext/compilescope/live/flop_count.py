@@ -5,7 +5,9 @@ from __future__ import annotations
 import torch
 
 
-def formula_flops(packet: object, args: tuple, kwargs: dict, out: object) -> int | None:
+def formula_flops(
+    packet: object, args: tuple[object, ...], kwargs: dict[str, object], out: object
+) -> int | None:
     """FLOPs of one call of an aten op packet (`torch.ops.aten.mm`) on tensors or fake tensors;
     None when torch has no formula for it or cannot apply it to these arguments."""
     try:
@@ -26,7 +28,9 @@ def formula_flops(packet: object, args: tuple, kwargs: dict, out: object) -> int
     return None if count is None else int(count)
 
 
-def kernel_flops(kernel: str, args: tuple, kwargs: dict, out: object) -> int | None:
+def kernel_flops(
+    kernel: str, args: tuple[object, ...], kwargs: dict[str, object], out: object
+) -> int | None:
     """FLOPs of one call of an output module's extern kernel (`extern_kernels.mm`,
     `aten._scaled_dot_product_flash_attention.default`); None for Inductor's own kernels."""
     parts = kernel.split(".")

@@ -9,7 +9,7 @@ from typing import Any
 from . import torch_bridge
 
 
-def fresh_entry(fn: Callable) -> tuple[Callable, Callable[[], None]]:
+def fresh_entry(fn: Callable[..., object]) -> tuple[Callable[..., object], Callable[[], None]]:
     """A copy of `fn` with its own code object, so Dynamo's cache of earlier runs does not hit.
 
     Returns the callable to compile and a function that undoes any change made to `fn`.

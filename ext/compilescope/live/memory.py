@@ -6,11 +6,12 @@ import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 
 
-def peak_bytes(fn: Callable, args: list, device: str) -> int | None:
+def peak_bytes(fn: Callable[..., object], args: list[object], device: str) -> int | None:
     """Bytes one run allocates at its peak above what was allocated before it."""
     if device == "cpu":
         return cpu_peak_bytes(fn, args)
@@ -26,7 +27,7 @@ def peak_bytes(fn: Callable, args: list, device: str) -> int | None:
     return int(peak)
 
 
-def cpu_peak_bytes(fn: Callable, args: list) -> int | None:
+def cpu_peak_bytes(fn: Callable[..., object], args: list[object]) -> int | None:
     """The CPU allocator keeps no peak, but under the profiler with profile_memory every
     allocation and free is an event carrying the running total ("Total Allocated"): the peak of
     that total, less where it stood before the first event, is the run's peak. None when the
@@ -39,16 +40,17 @@ def cpu_peak_bytes(fn: Callable, args: list) -> int | None:
     return peak_from_memory_events(chrome_trace_events(prof))
 
 
-def chrome_trace_events(prof) -> list[dict]:
+def chrome_trace_events(prof: torch.profiler.profile) -> list[dict[str, Any]]:
     """The profiler's chrome trace events: the only place it keeps allocation totals and
     kernel launch shapes (its Python events carry neither)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "trace.json"
         prof.export_chrome_trace(str(path))
-        return json.loads(path.read_text()).get("traceEvents", [])
+        events: list[dict[str, Any]] = json.loads(path.read_text()).get("traceEvents", [])
+        return events
 
 
-def peak_from_memory_events(events: list[dict]) -> int | None:
+def peak_from_memory_events(events: list[dict[str, Any]]) -> int | None:
     """Peak of the CPU allocator's running total over a chrome trace's [memory] events."""
     totals = []
     for e in events:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TypeVar
 
 from ..model.capture import Capture
+from ..model.compile import Compile
+from ..model.graph import Graph, Node
+
+_Paths = TypeVar("_Paths")
 
 # Which recorded paths name the nodes of which logged graph.
 _JOINT_NAMED = ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
@@ -21,7 +25,7 @@ def with_module_paths(
     if not (dynamo or joint or post_grad):
         return capture
 
-    def lookup(table: dict, c) -> Any:  # table's value type
+    def lookup(table: dict[str, _Paths], c: Compile) -> _Paths | None:
         # The listeners hear CompileContext's id, which has no restart attempt (`0/0`) while the
         # trace records the attempt that produced the graph (`0/0_1`, e.g. after a graph break).
         return table.get(str(replace(c.id, rank=None))) or table.get(
@@ -37,8 +41,8 @@ def with_module_paths(
             for kind in _JOINT_NAMED:
                 if kind in c.graphs:
                     by_kind[kind] = [paths] * len(c.graphs[kind])
-        if post_grad and (paths := lookup(post_grad, c)):
-            by_kind["inductor_post_grad_graph"] = paths
+        if post_grad and (each := lookup(post_grad, c)):
+            by_kind["inductor_post_grad_graph"] = each
         graphs = dict(c.graphs)
         for kind, tables in by_kind.items():
             logged = graphs.get(kind, ())
@@ -51,11 +55,11 @@ def with_module_paths(
     return replace(capture, compiles=tuple(compiles))
 
 
-def _graph_with_paths(graph, table: dict[str, str]):
+def _graph_with_paths(graph: Graph, table: dict[str, str]) -> Graph:
     if not table:
         return graph
 
-    def load() -> list:  # stays lazy: a graph nobody opens is never parsed
+    def load() -> list[Node]:  # stays lazy: a graph nobody opens is never parsed
         return [replace(n, module_path=table.get(n.name) or n.module_path) for n in graph.nodes]
 
     return type(graph)(graph.kind, graph.text, load_nodes=load, metadata=graph.metadata)

@@ -18,10 +18,10 @@ VALUE_COPY_BYTES = 64 << 20
 class _ListOf:
     """A list input's layout (compiled autograd's graph takes `inputs` and `sizes` as lists)."""
 
-    items: list
+    items: list[object]
 
 
-def input_layout(example_inputs: list) -> list:
+def input_layout(example_inputs: list[object]) -> list[object]:
     """Each input's (shape, stride, dtype, device, requires_grad), or the value of a constant."""
     layout: list[object] = []
     for value in example_inputs:
@@ -40,7 +40,9 @@ def input_layout(example_inputs: list) -> list:
     return layout
 
 
-def input_values(example_inputs: list, limit: int = VALUE_COPY_BYTES) -> dict[int, torch.Tensor]:
+def input_values(
+    example_inputs: list[object], limit: int = VALUE_COPY_BYTES
+) -> dict[int, torch.Tensor]:
     """Copies of the integer and bool inputs a graph compiled with (position -> copy), within
     `limit` bytes: what they index depends on their values, not only their layout."""
     values: dict[int, torch.Tensor] = {}
@@ -63,7 +65,7 @@ def input_values(example_inputs: list, limit: int = VALUE_COPY_BYTES) -> dict[in
     return values
 
 
-def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
+def input_moments(example_inputs: list[object]) -> dict[int, torch.Tensor]:
     """Mean and standard deviation of each floating-point input (position -> a float32 tensor
     (mean, std), read only when timing: no device sync while compiling). Timing draws its fresh
     inputs from a normal distribution of these: what a kernel's math functions cost depends on
@@ -72,7 +74,8 @@ def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
     moments: dict[int, torch.Tensor] = {}
     for position, value in enumerate(example_inputs):
         # Plain dense tensors and parameters only: a fake or subclass tensor has no values.
-        if type(value) not in (torch.Tensor, torch.nn.Parameter) or value.numel() < 2:
+        plain = type(value) in (torch.Tensor, torch.nn.Parameter)
+        if not plain or not isinstance(value, torch.Tensor) or value.numel() < 2:
             continue
         if value.layout != torch.strided or value.is_meta:
             continue
@@ -88,10 +91,10 @@ def input_moments(example_inputs: list) -> dict[int, torch.Tensor]:
 
 
 def make_inputs(
-    layout: list,
+    layout: list[object],
     values: dict[int, torch.Tensor] | None = None,
     moments: dict[int, torch.Tensor] | None = None,
-) -> list:
+) -> list[object]:
     """Fresh tensors of the recorded layout (never the user's own: running must not touch them),
     with the recorded values where there are some (copies made at compile time) and floats
     drawn with the recorded mean and deviation."""
@@ -125,7 +128,7 @@ def make_inputs(
     return inputs
 
 
-def layout_device(layout: list) -> str:
+def layout_device(layout: list[object]) -> str:
     """The device of a layout's first tensor (cpu when it has none)."""
     for spec in layout:
         if isinstance(spec, _ListOf):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def timing_description(
-    compile_id: str, inputs: list, grad_enabled: bool, stages: set[str], fixed: int | None
+    compile_id: str, inputs: list[object], grad_enabled: bool, stages: set[str], fixed: int | None
 ) -> str:
     """How one graph was timed, in words: what ran against what, on which inputs, how often."""
     mode = _mode_text(inputs, grad_enabled, stages)
@@ -22,7 +22,7 @@ def timing_description(
     )
 
 
-def _mode_text(inputs: list, grad_enabled: bool, stages: set[str]) -> str:
+def _mode_text(inputs: list[object], grad_enabled: bool, stages: set[str]) -> str:
     """What grad mode the timed runs had, in the words the capture's graphs justify."""
     if not grad_enabled:
         return " (grad mode off, as the code ran it)"

@@ -8,6 +8,7 @@ import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
 from ..model.capture import TorchMessage
 
@@ -16,19 +17,18 @@ class _Said:
     """Collects messages, each said once (a repeat counts), in the order first said."""
 
     def __init__(self) -> None:
-        self.items: dict[tuple, list] = {}
+        # (message, compile id, level, origin) -> (where first said, how often)
+        self.items: dict[tuple[str, str, str, str], tuple[str, int]] = {}
 
     def add(self, message: str, compile_id: str, level: str, origin: str, where: str) -> None:
         key = (message, compile_id, level, origin)
-        if key in self.items:
-            self.items[key][-1] += 1
-        else:
-            self.items[key] = [message, compile_id, level, origin, where, 1]
+        first, count = self.items.get(key, (where, 0))
+        self.items[key] = (first, count + 1)  # a repeat keeps its place and first `where`
 
     def messages(self) -> tuple[TorchMessage, ...]:
         return tuple(
             TorchMessage(m, compile_id=c, level=lv, origin=o, where=w, count=n)
-            for m, c, lv, o, w, n in self.items.values()
+            for (m, c, lv, o), (w, n) in self.items.items()
         )
 
 
@@ -97,7 +97,14 @@ def listening() -> Iterator[_Said]:
     torch_dir = os.path.dirname(torch.__file__) + os.sep
     show = warnings.showwarning
 
-    def hook(message, category, filename, lineno, file=None, line=None):
+    def hook(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         if str(filename).startswith(torch_dir):
             where = f"{_short(filename)}:{lineno}"
             said.add(str(message), _compile_id(), "WARNING", category.__name__, where)
