@@ -23,7 +23,7 @@ export function bindInteraction(s, ui, painter, rebuild, opts) {
   }
   function select(v) {
     s.selected = v;
-    if (v >= 0) { openAncestors(v); rebuild(); showDetails(details, s, v, opts); }
+    if (v >= 0) { openAncestors(v); rebuild(); showDetails(details, s, v, opts, (vs) => setHighlight(vs, true)); }
     details.style.display = v >= 0 ? "" : "none";
     root.setAttribute("data-selected", v >= 0 ? g.names[v] : "");
     redraw();

@@ -126,6 +126,7 @@ export function renderResult(host, data, actions) {
   renderHead(root, data);
   const ctx = resultContext(data);
   const { cellPane, right, setFolded } = renderLayout(root, ctx);
+  ctx.unfoldCell = () => setFolded(false);
   const panes = renderTabs(right, ctx);
   renderCellPane(ctx, cellPane);
   renderOverview(ctx, panes.overview, actions);

@@ -52,6 +52,10 @@ export function renderCellPane(ctx, cellPane) {
   }
   function showLine(file, n) {
     markLines([[file, n]]);
+    // Seen where it is: the listing unfolds and scrolls to the line.
+    if (ctx.unfoldCell) ctx.unfoldCell();
+    const row = lineEls.get(`${file}:${n}`);
+    if (row) row.scrollIntoView({ block: "nearest" });
     linkBox.textContent = "";
     const e = byLine.get(`${file}:${n}`);
     linkBox.appendChild(el("div", { class: "cs-muted" }, `line ${n}`));

@@ -41,6 +41,7 @@ export function renderGraphs(ctx, pane) {
       ex = createExplorer(holder, data.graphs[graphIndex], {
         onKernel: (name) => ctx.openKernel(ci, name),
         onLine: (file, ln) => ctx.showLine(file, ln),
+        inCell: (file) => data.cells.some((cell) => cell.file === file),
       });
       explorers.set(graphIndex, ex);
     }

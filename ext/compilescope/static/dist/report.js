@@ -139,6 +139,9 @@ function renderCellPane(ctx, cellPane) {
   }
   function showLine(file, n) {
     markLines([[file, n]]);
+    if (ctx.unfoldCell) ctx.unfoldCell();
+    const row = lineEls.get(`${file}:${n}`);
+    if (row) row.scrollIntoView({ block: "nearest" });
     linkBox.textContent = "";
     const e = byLine.get(`${file}:${n}`);
     linkBox.appendChild(el("div", { class: "cs-muted" }, `line ${n}`));
@@ -756,7 +759,26 @@ function createPainter(s, root, canvas) {
 }
 
 // ext/compilescope/static/explorer_details.js
-function showDetails(details, s, v, opts) {
+function shortFile(file) {
+  const parts = String(file).split("/"), i = parts.lastIndexOf("site-packages");
+  return (i >= 0 ? parts.slice(i + 1) : parts.slice(-2)).join("/");
+}
+function lineContext(details, s, file, line, light) {
+  const { g, S } = s;
+  const same = [];
+  g.src.forEach((src, u) => {
+    if (src && S(src[0]) === file && src[1] === line) same.push(u);
+  });
+  const box = el("div", { class: "cs-source-context", "data-source": `${file}:${line}` });
+  box.append(el("div", { class: "cs-muted" }, "not in your cell:"), el("div", { class: "cs-source-path" }, `${file}:${line}`));
+  const code = same.map((u) => S(g.src[u][2])).find(Boolean);
+  if (code) box.appendChild(el("pre", { class: "cs-source-code" }, code));
+  box.appendChild(el("div", {}, `${same.length} node${same.length === 1 ? "" : "s"} of this graph came from this line (lit in the drawing)`));
+  details.querySelectorAll(".cs-source-context").forEach((old) => old.remove());
+  details.appendChild(box);
+  light(same);
+}
+function showDetails(details, s, v, opts, light) {
   const { g, info, S } = s;
   details.textContent = "";
   const rows = [
@@ -777,9 +799,13 @@ function showDetails(details, s, v, opts) {
     table.appendChild(tr);
   }
   details.appendChild(table);
-  if (src && opts.onLine) {
+  if (src && opts.onLine && opts.inCell && opts.inCell(S(src[0]))) {
     const a = el("button", { class: "cs-link", "data-link": "line" }, `show line ${src[1]} in the cell`);
     a.onclick = () => opts.onLine(S(src[0]), src[1]);
+    details.appendChild(a);
+  } else if (src) {
+    const a = el("button", { class: "cs-link", "data-link": "source", title: S(src[0]) }, `${shortFile(S(src[0]))}:${src[1]}: its nodes here`);
+    a.onclick = () => lineContext(details, s, S(src[0]), src[1], light);
     details.appendChild(a);
   }
   const ks = g.kernels[v] || [];
@@ -822,7 +848,7 @@ function bindInteraction(s, ui, painter, rebuild, opts) {
     if (v >= 0) {
       openAncestors(v);
       rebuild();
-      showDetails(details, s, v, opts);
+      showDetails(details, s, v, opts, (vs) => setHighlight(vs, true));
     }
     details.style.display = v >= 0 ? "" : "none";
     root.setAttribute("data-selected", v >= 0 ? g.names[v] : "");
@@ -1301,7 +1327,8 @@ function renderGraphs(ctx, pane) {
       graphArea.appendChild(holder);
       ex = createExplorer(holder, data.graphs[graphIndex], {
         onKernel: (name) => ctx.openKernel(ci, name),
-        onLine: (file, ln) => ctx.showLine(file, ln)
+        onLine: (file, ln) => ctx.showLine(file, ln),
+        inCell: (file) => data.cells.some((cell) => cell.file === file)
       });
       explorers.set(graphIndex, ex);
     }
@@ -1885,6 +1912,7 @@ function renderResult(host, data, actions) {
   renderHead(root, data);
   const ctx = resultContext(data);
   const { cellPane, right, setFolded } = renderLayout(root, ctx);
+  ctx.unfoldCell = () => setFolded(false);
   const panes = renderTabs(right, ctx);
   renderCellPane(ctx, cellPane);
   renderOverview(ctx, panes.overview, actions);
