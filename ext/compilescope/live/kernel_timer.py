@@ -102,12 +102,15 @@ class _TritonLaunch:
         return getattr(self._inner, name)
 
 
-def _wrapped_call(fn: Callable, log: CallLog, gpu: bool) -> Callable:
+def _wrapped_call(
+    fn: Callable, log: CallLog, gpu: bool, timeline: list[tuple[str, float, float]] | None = None
+) -> Callable:
     label = f"{LABEL}{log.role}::{log.kernel}"
     events = gpu and GPU_CLOCK == "events"
 
     def call(*args, **kwargs):
         log.calls += 1
+        began = time.perf_counter()
         if events:
             torch.cuda._sleep(_SPIN_CYCLES)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -119,9 +122,12 @@ def _wrapped_call(fn: Callable, log: CallLog, gpu: bool) -> Callable:
             with torch.profiler.record_function(label):
                 result = fn(*args, **kwargs)
         else:
-            began = time.perf_counter()
             result = fn(*args, **kwargs)
-            log.times.append(time.perf_counter() - began)
+        ended = time.perf_counter()
+        if not gpu:
+            log.times.append(ended - began)
+        if timeline is not None:  # the host clock around the call, for the gaps between graphs
+            timeline.append((log.role, began, ended))
         if log.sizing:
             log.size_call(args, kwargs, result)
         return result
@@ -138,7 +144,11 @@ def loaded_module(path: str) -> object | None:
 
 
 def _wrapper(
-    role: str, wanted: set[str], logs: dict[tuple[str, str], CallLog], gpu: bool
+    role: str,
+    wanted: set[str],
+    logs: dict[tuple[str, str], CallLog],
+    gpu: bool,
+    timeline: list[tuple[str, float, float]] | None,
 ) -> Callable[[str, object], object]:
     """What one output module's namespaces hand out: a timed kernel, a namespace on the way to
     one, or the attribute itself. (One per module: a closure made in a loop would see the last
@@ -149,7 +159,7 @@ def _wrapper(
         if path in wanted:
             if path not in cache:
                 log = logs.setdefault((role, path), CallLog(path, role))
-                cache[path] = _wrapped_call(cast(Callable, value), log, gpu)  # a kernel
+                cache[path] = _wrapped_call(cast(Callable, value), log, gpu, timeline)  # a kernel
             return cache[path]
         if any(w.startswith(path + ".") for w in wanted):
             return _Namespace(value, path, wrap)
@@ -159,9 +169,13 @@ def _wrapper(
 
 
 @contextmanager
-def wrapped_kernels(codes: list[OutputCode], gpu: bool) -> Iterator[dict[tuple[str, str], CallLog]]:
+def wrapped_kernels(
+    codes: list[OutputCode], gpu: bool, timeline: list[tuple[str, float, float]] | None = None
+) -> Iterator[dict[tuple[str, str], CallLog]]:
     """Inside, the kernels of these output modules are wrapped; (role, kernel) -> its CallLog.
-    Every module global replaced is put back on the way out."""
+    With `timeline` (a GPU's profiler clock, or a CPU's: not CUDA events), each call also
+    appends (role, began, ended) on the host clock. Every module global replaced is put back
+    on the way out."""
     logs: dict[tuple[str, str], CallLog] = {}
     replaced: list[tuple[dict, str, object]] = []
     try:
@@ -172,7 +186,7 @@ def wrapped_kernels(codes: list[OutputCode], gpu: bool) -> Iterator[dict[tuple[s
             space = vars(module)
             role = code.role or "forward"
             wanted = {k.name for k in code.kernels}
-            wrap = _wrapper(role, wanted, logs, gpu)
+            wrap = _wrapper(role, wanted, logs, gpu, timeline)
             for name in wanted:
                 head = name.split(".", 1)[0]
                 if "." in name and head in _NAMESPACES and head in space:
@@ -183,12 +197,12 @@ def wrapped_kernels(codes: list[OutputCode], gpu: bool) -> Iterator[dict[tuple[s
                     log = logs.setdefault((role, name), CallLog(name, role))
                     replaced.append((space, name, space[name]))
                     space[name] = _TritonLaunch(
-                        space[name], _wrapped_call(space[name].run, log, gpu)
+                        space[name], _wrapped_call(space[name].run, log, gpu, timeline)
                     )
                 elif name in space and callable(space[name]):
                     log = logs.setdefault((role, name), CallLog(name, role))
                     replaced.append((space, name, space[name]))
-                    space[name] = _wrapped_call(space[name], log, gpu)
+                    space[name] = _wrapped_call(space[name], log, gpu, timeline)
         yield logs
     finally:
         for space, name, value in reversed(replaced):

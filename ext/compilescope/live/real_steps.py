@@ -22,8 +22,9 @@ from typing import Any
 import torch
 
 from ..common import human_bytes
+from ..model.graph_gaps import gaps_between_graphs
 from ..model.kernel import OutputCode
-from ..model.timing import GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
+from ..model.timing import GraphGap, GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
 from .profiler_times import (
     LABEL,
@@ -85,6 +86,7 @@ class RealStepTimer:
         self._eager_marks: list[Any] = []
         self._wrapping: contextlib.ExitStack | None = None
         self._log_dicts: list[dict[tuple[str, str], CallLog]] = []
+        self._timeline: list[tuple[str, float, float]] = []  # (label, began, ended) per call
         self._prof: Any = None
         self._cupti: Any = None
         self._stance: Any = None
@@ -213,12 +215,13 @@ class RealStepTimer:
             self._after_compiled()
             return
         stack = contextlib.ExitStack()
-        self._log_dicts = []
+        self._log_dicts, self._timeline = [], []
         for cid, cs in codes.items():
             labelled = [_with_role(code, f"{cid}{_SEP}{code.role or 'forward'}") for code in cs]
             # Filled as kernels are called (an extern kernel's log on its first call): read
             # at the end of the window, not now.
-            self._log_dicts.append(stack.enter_context(wrapped_kernels(labelled, self._gpu)))
+            wrapping = wrapped_kernels(labelled, self._gpu, self._timeline)
+            self._log_dicts.append(stack.enter_context(wrapping))
         self._wrapping = stack
         if self._gpu:
             activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
@@ -310,9 +313,18 @@ class RealStepTimer:
             "outside_graphs_s": outside,
             "between_s": between,
             "kernels": tuple(kernels),
+            "gaps": self._gaps(steps),
             **syncs,
         }
         self._after_compiled()
+
+    def _gaps(self, steps: int) -> tuple[GraphGap, ...]:
+        calls = []
+        for label, began, ended in self._timeline:
+            cid, _, role = label.partition(_SEP)
+            calls.append((cid, role, began, ended))
+        self._timeline = []
+        return gaps_between_graphs(calls, steps)
 
     def _after_compiled(self) -> None:
         """The compiled steps are timed: publish them, then run the eager steps if they fit."""

@@ -40,6 +40,10 @@ SEVERITY = {
 # that time: half the step outranks a graph break that costs no measured time.
 SHARE_WEIGHT = {
     "fallback_op": 60.0,
+    # A break's share is the time between the graphs it splits: at most what a fix saves (the
+    # eager code at the break may still run), so weighed as a fallback op.
+    "graph_break": 60.0,
+    "data_dependent": 60.0,
     "hot_kernel": 30.0,
     "eager_optimizer": 100.0,
     "launch_bound": 100.0,

@@ -74,6 +74,7 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
         c for c in involved if c.id.attempt and (frame_key(c), c.id.frame_compile_id) in heads
     ]
     wasted = sum(float(c.metrics.get("dynamo_time_before_restart_s") or 0.0) for c in restarts)
+    step_s, share = _split_cost(capture, involved, heads)
     fixes = hint_fixes(cause.texts, cause.user, cause.at)
     kind = "graph_break"
     if any(s.target.endswith(_DATA_DEPENDENT) for f in fixes for s in f.settings):
@@ -88,6 +89,11 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
         "each break ends one graph and starts another; compile time: Dynamo's tracing thrown "
         "away at each restart"
     ]
+    if step_s is not None:
+        notes.append(
+            "per step: the time in your real steps between the graphs each break splits (the "
+            "eager code at the break, guards, the next graph's call), forward and backward"
+        )
     if eager_names:
         notes.append("a frame that falls back to eager runs uncompiled every call")
     if rest_names:
@@ -110,11 +116,38 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
             # A fallback ends a graph without starting another; a failed frame keeps none.
             graphs=sum(1 for c, _ in cause.breaks if not c.failure),
             compile_s=wasted or None,
+            step_s=step_s,
+            share=share,
             note="; ".join(notes),
         ),
         fixes=fixes,
         torch=cause.texts[0],
     )
+
+
+def _split_cost(
+    capture: Capture,
+    involved: list[Compile],
+    heads: set[tuple[FrameKey, int | None]],
+) -> tuple[float | None, float | None]:
+    """What the breaks cost per step in the real steps: the gaps from the graph of a frame that
+    broke to the next graph (forward: its resume function's, or the next frame's where the rest
+    of it ran eagerly), and back (backward). None where no such gap was measured."""
+    real = capture.timings.real_steps if capture.timings is not None else None
+    if real is None or not real.gaps:
+        return None, None
+    broken = {str(c.id) for c in involved if (frame_key(c), c.id.frame_compile_id) in heads}
+    seconds = [
+        g.seconds
+        for g in real.gaps
+        if (g.before in broken and g.role != "backward")
+        or (g.after in broken and g.role == "backward")
+    ]
+    if not seconds:
+        return None, None
+    step_s = sum(seconds)
+    wall = real.compiled.median_s
+    return step_s, (step_s / wall if wall > 0 else None)
 
 
 def _names(

@@ -94,6 +94,19 @@ class GraphShare:
 
 
 @dataclass(frozen=True)
+class GraphGap:
+    """The wall time between one compiled graph's last kernel and the next graph's first, in
+    the user's own steps: the eager code, guards and calls between two graphs (a graph break's
+    cost, where the break split one frame into these two)."""
+
+    before: str  # compile id of the graph that ran first
+    after: str  # compile id of the graph that ran next
+    role: str  # forward, backward or inference (both graphs')
+    seconds: float  # per step
+    count: float  # such gaps per step
+
+
+@dataclass(frozen=True)
 class OptimizerSeen:
     """An optimizer whose steps a capture followed: what it is, and how its step ran.
 
@@ -167,6 +180,9 @@ class RealSteps:
     syncs_per_step: float | None = None
     scalar_reads_per_step: float | None = None
     sync_idle_s: float | None = None
+    # The gaps between consecutive compiled graphs of one role, from the split's steps (wall
+    # time on the host between one graph's last kernel call and the next graph's first).
+    gaps: tuple[GraphGap, ...] = ()
 
     @property
     def graphs_s(self) -> float:
