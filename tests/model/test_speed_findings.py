@@ -208,3 +208,16 @@ def test_nchw_convolutions_are_named_and_channels_last_ones_are_not():
     assert "channels_last" in f.fixes[0].change
     channels_last = _conv_capture(("65536", "1", "2048", "64"))
     assert "channels_last" not in _kinds(findings(channels_last))
+
+
+def test_a_memory_saving_of_kilobytes_ranks_below_a_library_matmul_of_a_quarter_step():
+    # Issue 31: "a memory budget of 0 saves 2.0 KiB" ranked above `mm` at 26% of the step.
+    from compilescope.model.finding import Cost, Finding
+    from compilescope.model.findings import MEMORY_MATTERS_BYTES, score
+
+    def memory(saved: int) -> Finding:
+        return Finding("activation_memory", "", "m", cost=Cost(bytes=saved * 4, saved_bytes=saved))
+
+    mm = Finding("fallback_op", "", "mm", cost=Cost(step_s=0.001, share=0.26))
+    assert score(memory(2048)) < score(mm)
+    assert score(memory(4 * MEMORY_MATTERS_BYTES)) > score(memory(2048))
