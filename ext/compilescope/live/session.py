@@ -14,7 +14,7 @@ from ..model.kernel import OutputCode
 from ..model.timing import RealSteps, Timings
 from ..trace.builder import CaptureBuilder
 from ..trace.events import event_from_record, event_name
-from ..trace.notebook_cells import notebook_cell
+from ..trace.notebook_cells import notebook_cell, typed_cell
 from ..trace.output_code import split_output_code
 from . import torch_bridge, torch_words
 from .autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
@@ -196,6 +196,18 @@ class CaptureSession:
                 if lines:
                     sources[file] = "".join(lines)
                     cells[file] = number
+        # A `%%compile_fx` cell is two files of one number: the magic's (the cell as a function,
+        # lines as typed) and IPython's one-liner that called the magic. Show one, as typed;
+        # the one-liner keeps its number (a frame called from it is named by the cell).
+        for file, number in cells.items():
+            typed = typed_cell(number)
+            if typed is None:
+                continue
+            twin = sum(n == number for n in cells.values()) > 1
+            if twin and sources[file].startswith("get_ipython().run_cell_magic("):
+                del sources[file]
+            else:
+                sources[file] = typed
         return sources, cells
 
 

@@ -15,6 +15,25 @@ def ipython_cell(filename: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def typed_cell(number: int) -> str | None:
+    """Cell `number` as the user typed it (IPython's raw input history), if this is IPython.
+
+    The files a capture points at hold what ran: `%%compile_fx`'s cell wrapped as a function,
+    or IPython's transformed cell (`get_ipython().run_cell_magic(...)`); the user typed this.
+    """
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    history = getattr(getattr(get_ipython(), "history_manager", None), "input_hist_raw", None)
+    if not isinstance(history, list) or not 0 < number < len(history):
+        return None
+    text = history[number]
+    return text if isinstance(text, str) and text.strip() else None
+
+
 def notebook_cell(filename: str) -> int | None:
     """The notebook cell a file name belongs to: IPython's own map, else its naming pattern."""
     if "IPython" not in sys.modules:  # not in IPython; importing it would cost 50 ms for nothing
