@@ -14,6 +14,7 @@ error ends the window with a note.
 from __future__ import annotations
 
 import contextlib
+import enum
 import statistics
 import time
 from collections.abc import Iterator
@@ -22,24 +23,13 @@ from typing import Any
 import torch
 
 from ..common import human_bytes
-from ..model.graph_gaps import gaps_between_graphs
-from ..model.kernel import OutputCode
-from ..model.timing import GraphGap, GraphShare, KernelTiming, OptimizerSeen, RealSteps, Sample
+from ..model.timing import OptimizerSeen, RealSteps, Sample
 from .kernel_timer import CallLog, wrapped_kernels
-from .profiler_times import (
-    LABEL,
-    detaching_cupti,
-    device_kernels_by_name,
-    device_totals,
-    host_syncs,
-    kernel_times_from_kineto,
-)
+from .profiler_times import LABEL, detaching_cupti
 from .session import BEFORE_THE_BLOCK, CaptureSession
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
-
-REPLAYED = "real steps, torch.profiler (CUDA graph replay)"
-_SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
+from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with_role
 
 # How many times the compiled step's own memory an eager step may need: eager keeps the
 # intermediates that fusion removed. Issue 24 saw 3.0x (a step peaking 1.33 GiB compiled,
@@ -68,6 +58,29 @@ def eager_memory_verdict(
     )
 
 
+class Phase(enum.Enum):
+    """Where the timer is in the user's steps."""
+
+    SETTLING = "settling"  # until `settle` steps in a row ran with nothing compiling
+    WALL = "wall"  # timing the steps as they are (the stopwatch)
+    SPLIT = "split"  # timing steps with every compiled kernel wrapped, for the split
+    EAGER_WARM = "eager_warm"  # one step under "force_eager", untimed: eager's own warm-up
+    EAGER = "eager"  # timing steps under "force_eager"
+    DONE = "done"
+
+
+# Where each phase may go next; any may go to DONE (the last window ended, an error, the block
+# ended). Back to SETTLING: something compiled inside a window, which starts over.
+NEXT = {
+    Phase.SETTLING: {Phase.WALL},
+    Phase.WALL: {Phase.SPLIT, Phase.SETTLING, Phase.EAGER_WARM},  # no kernels: no split
+    Phase.SPLIT: {Phase.SETTLING, Phase.EAGER_WARM},
+    Phase.EAGER_WARM: {Phase.EAGER},
+    Phase.EAGER: set(),
+    Phase.DONE: set(),
+}
+
+
 class RealStepTimer:
     """Follows the user's steps inside a capture and times one window of them."""
 
@@ -76,7 +89,7 @@ class RealStepTimer:
     ) -> None:
         self.session = session
         self.steps, self.eager_steps, self.settle = steps, eager_steps, settle
-        self.state = "settling"  # settling -> compiled -> eager -> done
+        self.state = Phase.SETTLING
         self.result: RealSteps | None = None
         self.notes: list[str] = []
         self._quiet = 0
@@ -99,10 +112,15 @@ class RealStepTimer:
         self._first: dict[str, int] = {}  # window -> index of its first step (0-based)
         self._compiled_at = 0  # optimizer steps ended when the compiled windows were done
 
+    def _go(self, phase: Phase) -> None:
+        if phase is not Phase.DONE and phase not in NEXT[self.state]:
+            raise RuntimeError(f"real-step timer: {self.state.value} -> {phase.value}")
+        self.state = phase
+
     # --- the user's steps ----------------------------------------------------------------------
     def boundary(self) -> None:
         """One optimizer step has ended: a step boundary."""
-        if self.state == "done":
+        if self.state is Phase.DONE:
             return
         try:
             self._advance()
@@ -110,16 +128,16 @@ class RealStepTimer:
             self.notes.append(f"real-step timing stopped: {type(error).__name__}: {error}")
             self._close_window()
             self._leave_eager()
-            self.state = "done"
+            self._go(Phase.DONE)
 
     def starting(self, optimizer: object) -> None:
         """An optimizer step starts in eager code: who it is, and when (in the clean window)."""
-        if self.state == "done":
+        if self.state is Phase.DONE:
             return
         try:
             if id(optimizer) not in self._optimizers:
                 self._optimizers[id(optimizer)] = optimizer_seen(optimizer)
-            if self.state == "wall":
+            if self.state is Phase.WALL:
                 self._opt_starts.append((len(self._marks), self._now()))
         except Exception as error:  # never the user's step
             self.notes.append(f"optimizer timing stopped: {type(error).__name__}: {error}")
@@ -143,21 +161,22 @@ class RealStepTimer:
         heard = self.session.heard
         compiling = heard != self._heard
         self._heard = heard
-        if self.state in ("wall", "split") and compiling:
+        if self.state in (Phase.WALL, Phase.SPLIT) and compiling:
             # A recompile (or autotuning) inside the window: start over once it settles.
             self.notes.append("something compiled during the timed steps; timed later steps")
             self._opt_starts = []
             self._close_window()
-            self.state, self._quiet = "settling", 0
+            self._quiet = 0
+            self._go(Phase.SETTLING)
             return
-        if self.state == "settling":
+        if self.state is Phase.SETTLING:
             self._quiet = 0 if compiling else self._quiet + 1
             if self._quiet >= self.settle:
                 self._gpu = torch.cuda.is_available() and torch.cuda.is_initialized()
                 self._marks, self._opt_starts = [self._now()], []
                 self._first["compiled"] = self._boundaries  # the next step's index
-                self.state = "wall"
-        elif self.state == "wall":
+                self._go(Phase.WALL)
+        elif self.state is Phase.WALL:
             self._marks.append(self._now())
             if len(self._marks) > self.steps:
                 self._walls = self._durations(self._marks)  # synchronizes: events are done
@@ -166,23 +185,23 @@ class RealStepTimer:
                     "settings": step_settings(self._gpu),
                 }
                 self._open_window()
-        elif self.state == "split":
+        elif self.state is Phase.SPLIT:
             self._marks.append(self._now())
             if len(self._marks) == 2:  # sizes (bytes, FLOPs) from the first step's calls only
                 for log in self._logs().values():
                     log.sizing = False
             if len(self._marks) > self.steps:
                 self._finish_compiled()
-        elif self.state == "eager_warm":  # the first eager step pays eager's own warm-up
+        elif self.state is Phase.EAGER_WARM:  # the first eager step pays eager's own warm-up
             self._eager_marks = [self._now()]
             self._first["eager"] = self._boundaries
-            self.state = "eager"
-        elif self.state == "eager":
+            self._go(Phase.EAGER)
+        elif self.state is Phase.EAGER:
             self._eager_marks.append(self._now())
             if len(self._eager_marks) > self.eager_steps:
                 self._leave_eager()
                 self._finish_eager()
-                self.state = "done"
+                self._go(Phase.DONE)
 
     def _now(self) -> Any:
         if self._gpu:
@@ -217,7 +236,7 @@ class RealStepTimer:
         stack = contextlib.ExitStack()
         self._log_dicts, self._timeline = [], []
         for cid, cs in codes.items():
-            labelled = [_with_role(code, f"{cid}{_SEP}{code.role or 'forward'}") for code in cs]
+            labelled = [with_role(code, cid) for code in cs]
             # Filled as kernels are called (an extern kernel's log on its first call): read
             # at the end of the window, not now.
             wrapping = wrapped_kernels(labelled, self._gpu, self._timeline)
@@ -230,7 +249,7 @@ class RealStepTimer:
             self._cupti.__enter__()
             self._prof.start()
         self._marks = [self._now()]
-        self.state = "split"
+        self._go(Phase.SPLIT)
 
     def _detach_cupti(self) -> None:
         if self._cupti is not None:
@@ -239,12 +258,7 @@ class RealStepTimer:
 
     def _logs(self) -> dict[tuple[str, str, str], CallLog]:
         """(compile id, role, kernel) -> what its wrapper saw."""
-        out = {}
-        for logs in self._log_dicts:
-            for (label, name), log in logs.items():
-                cid, _, role = label.partition(_SEP)
-                out[(cid, role, name)] = log
-        return out
+        return by_graph(self._log_dicts)
 
     def _close_window(self) -> None:
         if self._prof is not None:
@@ -268,39 +282,19 @@ class RealStepTimer:
             self._wrapping.close()
             self._wrapping = None
         steps = len(split_walls)
-        kernels, shares = self._kernel_figures(prof, steps)
+        kernels, shares = kernel_figures(self._logs(), prof, steps)
         # The split adds up to the clean steps' wall time: kernel times are the kernels' own
         # (device time on a GPU, unchanged by our ranges); what the wrappers and the profiler
         # cost the CPU shows as split_wall - compiled, not as time between kernels.
         wall = statistics.median(walls)
         graphs_s = sum(g.seconds for g in shares)
-        busy = outside = None
-        syncs: dict[str, float] = {}
-        if prof is not None:
-            events = prof.profiler.kineto_results.events()
-            busy_ns, total_ns = device_totals(events)
-            busy = busy_ns / 1e9 / steps
-            waits, reads, idle_ns = host_syncs(events)
-            syncs = {
-                "syncs_per_step": waits / steps,
-                "scalar_reads_per_step": reads / steps,
-                "sync_idle_s": idle_ns / 1e9 / steps,
-            }
-            outside = max(total_ns / 1e9 / steps - graphs_s, 0.0)
-            between = max(wall - busy, 0.0)
-            # Device time in parallel streams can exceed the union: the split keeps the union.
-            outside = max(min(outside, busy - graphs_s), 0.0)
-            between = wall - graphs_s - outside
-        else:
-            # A CPU has no profiler here: what is not a compiled kernel is one remainder.
-            outside = max(wall - graphs_s, 0.0)
-            between = 0.0
+        split = device_split(prof, wall, graphs_s, steps)
         if graphs_s > wall:  # medians of calls against a median step: noise, never negative
             self.notes.append(
                 f"the kernels' medians add up to {graphs_s * 1e3:.3f} ms, more than the step's "
                 f"{wall * 1e3:.3f} ms: a noisy machine"
             )
-            between = 0.0
+            split["between_s"] = 0.0
         self._compiled = {
             "compiled": Sample(statistics.median(walls), min(walls), max(walls), len(walls)),
             "split_wall": Sample(
@@ -308,23 +302,13 @@ class RealStepTimer:
             ),
             "first_step": self._first.get("compiled"),
             "step_walls": tuple(walls),
-            "busy_s": busy,
             "graphs": tuple(shares),
-            "outside_graphs_s": outside,
-            "between_s": between,
             "kernels": tuple(kernels),
-            "gaps": self._gaps(steps),
-            **syncs,
+            "gaps": graph_gaps(self._timeline, steps),
+            **split,
         }
-        self._after_compiled()
-
-    def _gaps(self, steps: int) -> tuple[GraphGap, ...]:
-        calls = []
-        for label, began, ended in self._timeline:
-            cid, _, role = label.partition(_SEP)
-            calls.append((cid, role, began, ended))
         self._timeline = []
-        return gaps_between_graphs(calls, steps)
+        self._after_compiled()
 
     def _after_compiled(self) -> None:
         """The compiled steps are timed: publish them, then run the eager steps if they fit."""
@@ -337,7 +321,7 @@ class RealStepTimer:
         if self.eager_steps > 0 and not too_big:
             self._enter_eager()
         else:
-            self.state = "done"
+            self._go(Phase.DONE)
 
     def _memory_reading(self) -> tuple[int, int, int] | None:
         """(allocated now, at a step boundary; the peak so far; free on the device and in the
@@ -349,60 +333,15 @@ class RealStepTimer:
         cached = torch.cuda.memory_reserved() - allocated
         return allocated, torch.cuda.max_memory_allocated(), free + cached
 
-    def _kernel_figures(self, prof: Any, steps: int) -> tuple[list[KernelTiming], list[GraphShare]]:
-        logs = self._logs()
-        replayed: set[tuple[str, str, str]] = set()
-        if prof is not None:  # GPU: the kernels' device time, from the profiler's ranges
-            events = prof.profiler.kineto_results.events()
-            times, _ = kernel_times_from_kineto(events)
-            for (label, name), values in times.items():
-                cid, _, role = label.partition(_SEP)
-                log = logs.get((cid, role, name))
-                if log is not None:
-                    log.times = [v for v in values if v > 0]
-            replayed = _replayed(logs, device_kernels_by_name(events))
-        per_graph: dict[tuple[str, str], list[float]] = {}
-        kernels = []
-        for (cid, role, name), log in sorted(logs.items()):
-            if not log.times:
-                continue
-            calls = log.times
-            launches = len(calls) if (cid, role, name) in replayed else log.calls
-            # a median call times the calls per step: one slow call (a page fault, another
-            # process) does not inflate the step's share
-            per_step = statistics.median(calls) * launches / max(steps, 1)
-            per_graph.setdefault((cid, role), []).append(per_step)
-            kernels.append(
-                KernelTiming(
-                    cid,
-                    name,
-                    Sample(statistics.median(calls), min(calls), max(calls), len(calls)),
-                    launches / steps,
-                    source=(
-                        REPLAYED if (cid, role, name) in replayed else "real steps, torch.profiler"
-                    )
-                    if prof is not None
-                    else "real steps, wall clock",
-                    role=role,
-                    bytes_per_call=log.bytes_per_call,
-                    flops_per_call=log.flops_per_call,
-                )
-            )
-        shares = [
-            GraphShare(cid, role, sum(values), len(values))
-            for (cid, role), values in sorted(per_graph.items())
-        ]
-        return kernels, shares
-
     # --- the eager window ----------------------------------------------------------------------
     def _enter_eager(self) -> None:
         try:
             self._stance = torch.compiler.set_stance("force_eager")
         except RuntimeError as error:  # e.g. the optimizer step itself is compiled
             self.notes.append(f"eager steps skipped: {error}")
-            self.state = "done"
+            self._go(Phase.DONE)
             return
-        self.state = "eager_warm"
+        self._go(Phase.EAGER_WARM)
 
     def _leave_eager(self) -> None:
         if self._stance is not None:
@@ -437,19 +376,19 @@ class RealStepTimer:
     def finish(self) -> RealSteps | None:
         """The block has ended: put back what is still changed; the result, if a window ran."""
         self._close_window()
-        if self.state in ("eager", "eager_warm"):
+        if self.state in (Phase.EAGER, Phase.EAGER_WARM):
             self._leave_eager()
-            if self.state == "eager" and len(self._eager_marks) > 2:
+            if self.state is Phase.EAGER and len(self._eager_marks) > 2:
                 self._finish_eager()
             else:
-                ran = max(len(self._eager_marks) - 1, 0) if self.state == "eager" else 0
+                ran = max(len(self._eager_marks) - 1, 0) if self.state is Phase.EAGER else 0
                 needed = self._compiled_at + 1 + self.eager_steps
                 self.notes.append(
                     f"the code ended after {self._boundaries} optimizer steps, before the eager "
                     f"steps were timed: after the compiled ones they need 1 step to warm up and "
                     f"{self.eager_steps} timed, and {ran} ran; {needed} steps in all would do"
                 )
-        elif self.state in ("settling", "wall", "split") and self.result is None:
+        elif self.state in (Phase.SETTLING, Phase.WALL, Phase.SPLIT) and self.result is None:
             self.notes.append(
                 f"the code ended after {self._boundaries} optimizer step"
                 f"{'' if self._boundaries == 1 else 's'}, before a window of "
@@ -461,27 +400,6 @@ class RealStepTimer:
         if self.result is not None:
             self._publish()
         return self.result
-
-
-def _replayed(
-    logs: dict[tuple[str, str, str], CallLog], by_name: dict[str, list[float]]
-) -> set[tuple[str, str, str]]:
-    """Kernels no wrapper saw but the profiler did (replayed in a CUDA graph): their logs get
-    the profiler's times by name, where the name is one kernel's alone among the unseen."""
-    unseen = [key for key, log in logs.items() if not log.times and key[2] in by_name]
-    names = [key[2] for key in unseen]
-    found = set()
-    for key in unseen:
-        if names.count(key[2]) == 1:
-            logs[key].times = [v for v in by_name[key[2]] if v > 0]
-            found.add(key)
-    return found
-
-
-def _with_role(code: OutputCode, role: str) -> OutputCode:
-    from dataclasses import replace
-
-    return replace(code, role=role)
 
 
 @contextlib.contextmanager
