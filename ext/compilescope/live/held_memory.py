@@ -60,8 +60,8 @@ class HeldRecorder:
         # Never traced: a hook can run while Dynamo's frame callback is on (FSDP2's eager hooks
         # inside a compiled module), and a frame Dynamo tried would be a compile of its own.
         self._hooks = (
-            torch.compiler.disable(self._pack, reason=OWN_HOOK_REASON),
-            torch.compiler.disable(_unpack, reason=OWN_HOOK_REASON),
+            torch_bridge.never_traced(OWN_HOOK_REASON)(self._pack),
+            torch_bridge.never_traced(OWN_HOOK_REASON)(_unpack),
         )
 
     @contextlib.contextmanager

@@ -13,7 +13,7 @@ import torch
 from ..model.capture import Capture
 from ..model.kernel import OutputCode
 from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
-from . import timing_inputs
+from . import timing_inputs, torch_bridge
 from .device_peaks import device_peaks
 from .kernel_timer import kernel_times
 from .memory import peak_bytes
@@ -34,9 +34,10 @@ MIN_BUDGET_S = 0.2
 class RecordedGraph:
     """What a backend call gave: the Dynamo graph, the compiled callable, its inputs' layout."""
 
-    graph_module: Callable
-    compiled: Callable
-    inputs: list  # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
+    graph_module: torch.fx.GraphModule
+    compiled: torch_bridge.CompiledFn
+    # (shape, stride, dtype, device, requires_grad) per tensor, or the value itself
+    inputs: list[object]
     grad_enabled: bool = True  # grad mode when it compiled (a `no_grad` block: inference)
     values: dict[int, torch.Tensor] = field(default_factory=dict)  # see timing_inputs.input_values
     moments: dict[int, torch.Tensor] = field(
@@ -117,7 +118,7 @@ def _free(device: str) -> None:
         torch.cuda.empty_cache()
 
 
-def _call_args(inputs: list) -> list:
+def _call_args(inputs: list[object]) -> list[object]:
     # A list input goes in as a copy: a boxed graph (compiled autograd's) empties its lists.
     return [list(v) if isinstance(v, list) else v for v in inputs]
 
@@ -125,7 +126,7 @@ def _call_args(inputs: list) -> list:
 class _Step:
     """One graph's forward, and backward of its outputs that need grad, on fixed inputs."""
 
-    def __init__(self, fn: Callable, inputs: list) -> None:
+    def __init__(self, fn: Callable[..., object], inputs: list[object]) -> None:
         self.fn, self.inputs = fn, inputs
         flat = [t for v in inputs for t in (v if isinstance(v, list) else [v])]
         self.leaves = [t for t in flat if isinstance(t, torch.Tensor) and t.requires_grad]
@@ -182,7 +183,7 @@ def measure(
     without, a time budget of BUDGET_FRACTION of the compile time decides (3 to 10 runs)."""
     started = time.perf_counter()
     reset()
-    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    gpus = list(range(torch.cuda.device_count())) if torch_bridge.cuda_initialized() else []
     # Fresh random inputs and dropout draw from torch's generators: put them back as they were,
     # so the user's next random numbers are those an uncaptured run would get.
     with silenced(), torch.random.fork_rng(devices=gpus):
@@ -251,7 +252,9 @@ def _measure(recorded: dict[str, RecordedGraph], capture: Capture, repeats: int 
     return Timings(device, tuple(graphs), tuple(kernels), 0.0, peak_bw, peak_flops)
 
 
-def _time_graph(compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs):
+def _time_graph(
+    compile_id: str, rec: RecordedGraph, device: str, what: str, runs: _Runs
+) -> tuple[GraphTiming, _Step]:
     with phase("inputs"):
         inputs = timing_inputs.make_inputs(rec.inputs, rec.values, rec.moments)
     eager_step, compiled_step = _Step(rec.graph_module, inputs), _Step(rec.compiled, inputs)
@@ -299,7 +302,7 @@ def _skipped() -> float:
     raise RuntimeError("skipped: its forward did not run")
 
 
-def _peak_or_none(fn: Callable, inputs: list, device: str) -> int | None:
+def _peak_or_none(fn: Callable[..., object], inputs: list[object], device: str) -> int | None:
     """One run's peak memory, or None when that run does not fit (or fails)."""
     try:
         return peak_bytes(fn, _call_args(inputs), device)

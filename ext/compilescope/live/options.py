@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import torch_bridge, torch_partitioners
 
@@ -13,9 +14,9 @@ from . import torch_bridge, torch_partitioners
 class CompileOptions:
     """How to compile: torch.compile's arguments plus the partitioner and compiled autograd."""
 
-    backend: str | Callable = "inductor"
+    backend: str | torch_bridge.Backend = "inductor"
     mode: str | None = None
-    options: dict | None = None  # Inductor config, as torch.compile(options=...)
+    options: dict[str, Any] | None = None  # Inductor config, as torch.compile(options=...)
     dynamic: bool | None = None
     fullgraph: bool = False
     partitioner: str | None = None  # "min_cut" or "default"; None keeps the backend's own
@@ -27,7 +28,7 @@ class CompileOptions:
     real_steps: int = 10
     eager_steps: int = 5
 
-    def backend_fn(self) -> Callable:
+    def backend_fn(self) -> torch_bridge.Backend:
         if self.partitioner not in (None, "min_cut", "default"):
             raise ValueError(
                 f"partitioner must be 'min_cut' or 'default', not {self.partitioner!r}"
@@ -45,9 +46,9 @@ class CompileOptions:
             )
         return torch_bridge.lookup_backend(self.backend)
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, object]:
         """Inductor settings to hold while compiling (the partitioner's, for inductor)."""
-        settings = {}
+        settings: dict[str, object] = {}
         if self.backend == "inductor" and self.partitioner == "default":
             settings["custom_partitioner_fn"] = torch_partitioners.default_partitioner()
         # Timings need no Inductor setting: kernels are timed by wrapping the output module's
@@ -56,8 +57,8 @@ class CompileOptions:
         return settings
 
     def running(
-        self, wrap: Callable[[Callable], Callable] | None = None
-    ) -> contextlib.AbstractContextManager:
+        self, wrap: Callable[[torch_bridge.Backend], torch_bridge.Backend] | None = None
+    ) -> contextlib.AbstractContextManager[None]:
         """Around running the compiled code: compiled autograd, when asked for, with its backend
         passed through `wrap` (the capture records its graphs, to time them like the others)."""
         if self.compiled_autograd:

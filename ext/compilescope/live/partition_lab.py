@@ -6,9 +6,10 @@ import contextlib
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..model.capture import Capture
+from ..model.compile import Compile
 from ..model.partition import Partition, Repartition, partition_between
 from . import torch_bridge, torch_partitioners
 from .fx_graphs import graph_from_torch
@@ -23,6 +24,8 @@ MAX_KEPT_NODES = 200_000
 # for the sweep's 12 partitions); for larger ones the view says how to ask for it.
 AUTO_SWEEP_NODES = 250
 
+_Kept = TypeVar("_Kept")
+
 
 @dataclass
 class JointRecord:
@@ -30,8 +33,9 @@ class JointRecord:
 
     graph_module: torch.fx.GraphModule
     joint_inputs: object
-    kwargs: dict
-    functorch_config: dict  # torch._functorch.config as it was: the partitioner reads it
+    kwargs: dict[str, Any]
+    # torch._functorch.config as it was: the partitioner reads it
+    functorch_config: dict[str, object]
     partitioner: str  # "min_cut", "default" or "custom"
     memory_budget: float | None  # None: no budget (torch's default, 1.0)
     nodes: int
@@ -45,7 +49,13 @@ class JointRecorder:
         self.notes: dict[str, str] = {}  # compile id -> why its joint graph was not kept
         self.kept_nodes = 0
 
-    def hear(self, partitioner: str, graph_module, joint_inputs, kwargs: dict) -> None:
+    def hear(
+        self,
+        partitioner: str,
+        graph_module: torch.fx.GraphModule,
+        joint_inputs: object,
+        kwargs: dict[str, Any],
+    ) -> None:
         compile_id = torch_bridge.current_compile_id()
         if compile_id is None:
             return
@@ -119,7 +129,7 @@ def recording_partitions(recorder: JointRecorder) -> Iterator[None]:
 def with_partition_labs(capture: Capture, recorder: JointRecorder, why_not: str = "") -> Capture:
     """Attach a lab to each compile whose joint graph was kept; others say why not."""
 
-    def lookup(table: dict, c):
+    def lookup(table: dict[str, _Kept], c: Compile) -> _Kept | None:
         # CompileContext's id has no restart attempt (`0/0`) where the trace has `0/0_1`.
         return table.get(str(replace(c.id, rank=None))) or table.get(
             str(replace(c.id, rank=None, attempt=0))

@@ -8,15 +8,20 @@ import types
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from ..model.capture import Capture
+from ..model.compile import Compile
+from ..model.compile_id import CompileId
 from . import torch_bridge
 from .fresh_copy import copy_function, fresh_entry
 from .options import CompileOptions
 from .real_steps import timing_real_steps
 from .recording_backend import RecordingBackend
 from .session import CaptureSession
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class CaptureRun:
@@ -31,17 +36,22 @@ class CaptureRun:
     def result(self) -> Capture | None:
         return self.session.result
 
-    def wrap(self, backend: Callable) -> RecordingBackend:
+    def wrap(self, backend: torch_bridge.Backend) -> RecordingBackend:
         """`backend` with the capture's recording around it (module paths, graphs to time)."""
         return RecordingBackend(backend, self.session)
 
-    def compile(self, fn: Callable) -> Callable:
+    def compile(self, fn: Callable[_P, _R]) -> Callable[_P, _R]:
         """torch.compile(fn) with the run's options and the recording backend."""
         how = self.how
         backend = self.wrap(how.backend_fn())
         return torch_bridge.compile_fn(fn, backend, dynamic=how.dynamic, fullgraph=how.fullgraph)
 
-    def call(self, fn: Callable, args: tuple | list = (), kwargs: dict | None = None) -> Any:
+    def call(
+        self,
+        fn: Callable[..., object],
+        args: tuple[object, ...] | list[object] = (),
+        kwargs: dict[str, object] | None = None,
+    ) -> object:
         """Compile a fresh copy of `fn` (for a module: its forward, as torch.compile(module) does,
         so hooks still run around it) and call it once; the module is left as it was."""
         entry, restore = fresh_entry(fn)
@@ -59,7 +69,7 @@ class CaptureRun:
         loss = torch_bridge.sum_for_backward(output)
         if loss is None:
             return False
-        loss.backward()
+        loss.backward()  # type: ignore[no-untyped-call]  # Tensor.backward is unannotated
         return True
 
 
@@ -96,7 +106,11 @@ def replay_of(capture: Capture) -> Replay | None:
     return _REPLAYS.get(id(capture))
 
 
-def arguments_by_name(fn: Callable, args: tuple | list, kwargs: dict | None) -> dict[str, object]:
+def arguments_by_name(
+    fn: Callable[..., object],
+    args: tuple[object, ...] | list[object],
+    kwargs: dict[str, object] | None,
+) -> dict[str, object]:
     """The call's arguments by parameter name (what torch's guards call `L['name']`)."""
     try:
         bound = inspect.signature(fn).bind_partial(*args, **(kwargs or {}))
@@ -109,8 +123,8 @@ def arguments_by_name(fn: Callable, args: tuple | list, kwargs: dict | None) -> 
 def capture_run(
     how: CompileOptions | None = None,
     *,
-    extra_settings: dict | None = None,
-    on_event: Callable[[str, dict], None] | None = None,
+    extra_settings: dict[str, object] | None = None,
+    on_event: Callable[[str, dict[str, Any]], None] | None = None,
     loop: bool = False,
 ) -> Iterator[CaptureRun]:
     """Listen for everything torch.compile does inside the block, with `how`'s settings held;
@@ -172,13 +186,13 @@ class CaptureHandle:
             raise RuntimeError("the capture is still running; read it after the `with` block")
         return self._run.result
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # whatever the Capture's attribute is
         return getattr(self.capture, name)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str | CompileId | int) -> Compile:
         return self.capture[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Compile]:
         return iter(self.capture)
 
     def __len__(self) -> int:
@@ -192,12 +206,12 @@ class CaptureHandle:
 
 
 def capture(
-    fn: Callable,
+    fn: Callable[..., object],
     *args: object,
     backward: bool = True,
-    backend: str | Callable = "inductor",
+    backend: str | torch_bridge.Backend = "inductor",
     mode: str | None = None,
-    options: dict | None = None,
+    options: dict[str, Any] | None = None,
     dynamic: bool | None = None,
     fullgraph: bool = False,
     partitioner: str | None = None,

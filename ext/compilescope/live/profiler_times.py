@@ -6,11 +6,14 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from .memory import chrome_trace_events
+
+if TYPE_CHECKING:
+    from torch._C._autograd import _KinetoEvent  # the profiler's raw events (typed in torch's stub)
 
 LABEL = "compilescope::"  # profiler ranges: compilescope::<role>::<kernel>
 
@@ -36,7 +39,7 @@ def detaching_cupti() -> Iterator[None]:
 Times = dict[tuple[str, str], list[float]]  # (role, kernel) -> seconds per call
 
 
-def gpu_times(prof: Any) -> tuple[Times, list[dict]]:  # a torch.profiler.profile
+def gpu_times(prof: Any) -> tuple[Times, list[dict[str, Any]]]:  # a torch.profiler.profile
     """Each wrapped call's CUDA time: the device time of the kernels (and copies) launched inside
     its range, as CUPTI recorded them, by (role, kernel); and the kernels' launch shapes as
     chrome trace events.
@@ -59,7 +62,9 @@ def gpu_times(prof: Any) -> tuple[Times, list[dict]]:  # a torch.profiler.profil
     return times, launches
 
 
-def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[float]], list[dict]]:
+def kernel_times_from_kineto(
+    events: list[_KinetoEvent],
+) -> tuple[dict[tuple[str, str], list[float]], list[dict[str, Any]]]:
     """(role, kernel) -> seconds of device time per call, in call order; and launch shapes.
 
     A device event names (linked correlation id) the innermost CPU op that launched it: our
@@ -87,7 +92,7 @@ def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[f
     for run in ranges.values():
         run.sort()
     totals: dict[tuple[int, int], int] = {}  # (thread, range start) -> device ns
-    launches: list[dict] = []
+    launches: list[dict[str, Any]] = []
     shaped: set[str] = set()
     for linked, ns, name, metadata in device:
         where = starts.get(linked)
@@ -117,7 +122,7 @@ def kernel_times_from_kineto(events: list) -> tuple[dict[tuple[str, str], list[f
     return {key: [s for _, s in sorted(v)] for key, v in out.items()}, launches
 
 
-def device_totals(events: list[Any]) -> tuple[int, int]:
+def device_totals(events: list[_KinetoEvent]) -> tuple[int, int]:
     """Device time of a profiler session's kernels and copies, in ns: the union of their
     intervals (the time the device was busy) and their sum. Our ranges' GPU-side copies are
     annotations, not work: left out."""
@@ -143,7 +148,7 @@ def device_totals(events: list[Any]) -> tuple[int, int]:
     return busy, total
 
 
-def device_kernels_by_name(events: list[Any]) -> dict[str, list[float]]:
+def device_kernels_by_name(events: list[_KinetoEvent]) -> dict[str, list[float]]:
     """Every device kernel of a profiler session by its name: seconds per launch, in order.
 
     Kernels replayed inside a CUDA graph (torch.compile's mode="reduce-overhead") run no
@@ -167,7 +172,7 @@ _SYNCS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchroniz
 _SCALAR_READ = "aten::_local_scalar_dense"
 
 
-def host_syncs(events: list[Any]) -> tuple[int, int, int]:
+def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int]:
     """(the CPU's waits for the GPU, reads of a tensor into a Python number, device idle ns
     around the waits) in a profiler session. A wait drains the GPU's queue: from the last
     kernel before it ends to the first kernel after it, the device has nothing to run."""
@@ -212,9 +217,12 @@ def function_event_times(prof: Any) -> Times:  # a torch.profiler.profile
     return times
 
 
-def launch_shapes(events: list[dict], known: set[str]) -> dict[str, tuple]:
+LaunchShape = tuple[tuple[int, ...], tuple[int, ...], int | None]
+
+
+def launch_shapes(events: list[dict[str, Any]], known: set[str]) -> dict[str, LaunchShape]:
     """kernel name -> (grid, block, registers per thread), from chrome trace kernel events."""
-    out: dict[str, tuple] = {}
+    out: dict[str, LaunchShape] = {}
     for e in events:
         args = e.get("args") or {}
         if e.get("cat") != "kernel" or e.get("name") not in known or e["name"] in out:

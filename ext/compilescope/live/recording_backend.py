@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import torch_bridge
@@ -11,6 +10,8 @@ from .measure import RecordedGraph
 from .timing_inputs import input_layout, input_moments, input_values
 
 if TYPE_CHECKING:
+    import torch
+
     from .session import CaptureSession
 
 
@@ -21,11 +22,13 @@ class RecordingBackend:
     holds its session weakly: a finished capture must not live as long as the process.
     """
 
-    def __init__(self, inner: Callable, session: CaptureSession) -> None:
+    def __init__(self, inner: torch_bridge.Backend, session: CaptureSession) -> None:
         self.inner = inner
         self._session = weakref.ref(session)
 
-    def __call__(self, graph_module, example_inputs):
+    def __call__(
+        self, graph_module: torch.fx.GraphModule, example_inputs: list[object]
+    ) -> torch_bridge.CompiledFn:
         compile_id = torch_bridge.current_compile_id()
         session = self._session()
         if compile_id is not None and session is not None:

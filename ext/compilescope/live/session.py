@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from ..model.capture import Capture
 from ..model.compile_id import CompileId
@@ -43,9 +44,9 @@ class CaptureSession:
     def __init__(
         self,
         cell_resolver: Callable[[str], int | None] | None = None,
-        on_event: Callable[[str, dict], None] | None = None,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
-        self._records: list[tuple[dict, str | None]] = []
+        self._records: list[tuple[dict[str, Any], str | None]] = []
         self._strings: dict[int, str] = {}
         self._cell_resolver = cell_resolver or notebook_cell
         self._on_event = on_event
@@ -85,7 +86,7 @@ class CaptureSession:
             out.setdefault(cid, []).append(split_output_code(event.payload or "", path))
         return out
 
-    def _sink(self, metadata: dict, payload: str | None) -> None:
+    def _sink(self, metadata: dict[str, Any], payload: str | None) -> None:
         self._records.append((metadata, payload))
         if self._on_event is not None:
             try:
@@ -106,7 +107,7 @@ class CaptureSession:
             self.post_grad_paths.setdefault(compile_id, []).append(paths)
 
     @contextlib.contextmanager
-    def active(self, extra_settings: dict | None = None) -> Iterator[CaptureSession]:
+    def active(self, extra_settings: dict[str, object] | None = None) -> Iterator[CaptureSession]:
         """Listen and hold capture settings inside; the Capture is built on the way out.
 
         If the code inside raises (KeyboardInterrupt too), the capture holds what compiled

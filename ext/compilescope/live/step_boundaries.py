@@ -31,6 +31,7 @@ import torch
 from torch._dynamo.comptime import comptime
 
 from ..common import OWN_HOOK_REASON
+from . import torch_bridge
 
 _LISTENERS: list[Callable[[], None]] = []
 # Told when an optimizer step starts in eager code, with the optimizer (a compiled step is
@@ -42,7 +43,7 @@ _handles: list[Any] = []
 unheard = ""
 
 
-@torch.compiler.disable(reason=OWN_HOOK_REASON)
+@torch_bridge.never_traced(OWN_HOOK_REASON)
 def _step_ended() -> None:
     """One optimizer step has ended: tell every listener. Disabled: nothing beneath it is
     ever traced, also when it is called from a compiled frame's bytecode."""
@@ -50,7 +51,7 @@ def _step_ended() -> None:
         listener()
 
 
-@torch.compiler.disable(reason=OWN_HOOK_REASON)
+@torch_bridge.never_traced(OWN_HOOK_REASON)
 def _step_starting(optimizer: object) -> None:
     for starter in list(_STARTERS):
         starter(optimizer)

@@ -10,11 +10,20 @@ import re
 import types
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any, TypeGuard
+from typing import Any, ParamSpec, TypeGuard, TypeVar, cast
 
 import torch
 
 from . import repro_settings
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_F = TypeVar("_F", bound=Callable[..., object])
+
+# What torch.compile calls a backend (torch/_dynamo/backends/registry.py, CompilerFn): a Dynamo
+# graph and its example inputs (tensors, SymInts, constants) -> the callable that runs the graph.
+CompiledFn = Callable[..., Any]  # returns what the graph returns: torch's own CompiledFn
+Backend = Callable[[torch.fx.GraphModule, list[Any]], CompiledFn]
 
 TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what TORCH_TRACE writes
 
@@ -52,7 +61,23 @@ def torch_version() -> str:
 
 def default_device() -> str:
     """ "cuda" where the user's code has used a GPU, else "cpu"."""
-    return "cuda" if torch.cuda.is_available() and torch.cuda.is_initialized() else "cpu"
+    return "cuda" if torch.cuda.is_available() and cuda_initialized() else "cpu"
+
+
+def cuda_initialized() -> bool:
+    """Whether CUDA has been initialized in this process (the user's code used a GPU)."""
+    return bool(torch.cuda.is_initialized())  # type: ignore[no-untyped-call]  # unannotated in torch
+
+
+def never_traced(reason: str) -> Callable[[_F], _F]:
+    """torch.compiler.disable(reason=...) as a typed decorator: Dynamo never traces the function,
+    nor what it calls."""
+
+    def disabled(fn: _F) -> _F:
+        # torch.compiler.disable is unannotated; it returns a wrapper with fn's signature.
+        return cast(_F, torch.compiler.disable(fn, reason=reason))  # type: ignore[no-untyped-call]
+
+    return disabled
 
 
 def interned_strings() -> dict[int, str]:
@@ -71,7 +96,7 @@ def interned_strings() -> dict[int, str]:
 class _ListHandler(logging.Handler):
     """Keeps (metadata, payload) of each record; does nothing else on torch's hot path."""
 
-    def __init__(self, sink: Callable[[dict, str | None], None]) -> None:
+    def __init__(self, sink: Callable[[dict[str, Any], str | None], None]) -> None:
         super().__init__(logging.DEBUG)
         self.sink = sink
 
@@ -92,7 +117,7 @@ class _ListHandler(logging.Handler):
 
 
 @contextlib.contextmanager
-def listening(sink: Callable[[dict, str | None], None]) -> Iterator[None]:
+def listening(sink: Callable[[dict[str, Any], str | None], None]) -> Iterator[None]:
     """Receive every structured-trace record while inside; the logger is restored after."""
     logger = logging.getLogger(TRACE_LOGGER)
     handler = _ListHandler(sink)
@@ -255,7 +280,7 @@ def graph_pass_listeners(
         ) -> None:
             self.listen, self.then = listen, then
 
-        def __call__(self, graph) -> None:
+        def __call__(self, graph: object) -> None:
             try:
                 self.listen(graph)
             except Exception:  # listening must never break the user's compile
@@ -267,7 +292,7 @@ def graph_pass_listeners(
             then = getattr(self.then, "uuid", None)
             return ("compilescope.listener", then() if callable(then) else None)
 
-        def __deepcopy__(self, memo: dict) -> Listener:
+        def __deepcopy__(self, memo: dict[int, object]) -> Listener:
             # torch deep-copies Inductor's config at every compile to log it
             # (torch/_dynamo/utils.py, _scrubbed_inductor_config_for_logging); a copy of this
             # hook would copy the whole capture session it reports to.
@@ -293,21 +318,27 @@ def is_module(value: object) -> TypeGuard[torch.nn.Module]:
     return isinstance(value, torch.nn.Module)
 
 
-def compile_fn(fn: Callable, backend: str | Callable, **options: Any) -> Callable:
-    return torch.compile(fn, backend=backend, **options)
+def compile_fn(
+    fn: Callable[_P, _R], backend: str | Backend, *, dynamic: bool | None, fullgraph: bool
+) -> Callable[_P, _R]:
+    return torch.compile(fn, backend=backend, dynamic=dynamic, fullgraph=fullgraph)
 
 
-def lookup_backend(name: str | Callable) -> Callable:
+def lookup_backend(name: str | Backend) -> Backend:
     from torch._dynamo import lookup_backend as lookup
 
     return lookup(name) if isinstance(name, str) else name
 
 
-def inductor_backend(mode: str | None, options: dict | None, dynamic: bool | None) -> Callable:
+def inductor_backend(
+    mode: str | None, options: dict[str, object] | None, dynamic: bool | None
+) -> Backend:
     """The backend torch.compile(backend="inductor", mode=..., options=...) would use."""
     from torch import _TorchCompileInductorWrapper
 
-    return _TorchCompileInductorWrapper(mode, options, dynamic)
+    # torch's wrapper is unannotated; it is a backend (its __call__ takes the graph and inputs).
+    backend: Backend = _TorchCompileInductorWrapper(mode, options, dynamic)  # type: ignore[no-untyped-call]
+    return backend
 
 
 def grad_enabled_tensor(value: object) -> bool:
@@ -321,14 +352,14 @@ def sum_for_backward(value: object) -> torch.Tensor | None:
     leaves = [t for t in tree_leaves(value) if grad_enabled_tensor(t)]
     if not leaves:
         return None
-    total = leaves[0].sum()
+    total: torch.Tensor = leaves[0].sum()
     for t in leaves[1:]:
         total = total + t.sum()
     return total
 
 
 @contextlib.contextmanager
-def compiled_autograd(backend: str | Callable) -> Iterator[None]:
+def compiled_autograd(backend: str | Backend) -> Iterator[None]:
     """Compiled autograd on for the block (torch._dynamo.compiled_autograd._enable)."""
     from torch._dynamo import compiled_autograd as ca
 

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import torch
 
-from . import repro_settings
+from . import repro_settings, torch_bridge
 
 _DEFAULT_UUID = "compilescope.default_partition"
+
+_Graphs = tuple[torch.fx.GraphModule, torch.fx.GraphModule]  # (forward, backward)
+# AOTAutograd's partition_fn: the joint graph, its inputs and options -> forward and backward.
+PartitionFn = Callable[..., _Graphs]
+# Told of each partitioner call: the partitioner's name, the joint graph, its inputs, options.
+PartitionListener = Callable[[str, torch.fx.GraphModule, object, dict[str, Any]], None]
 
 
 def default_partitioner() -> object:
@@ -29,7 +36,9 @@ def default_partitioner() -> object:
     accepted = set(inspect.signature(default_partition).parameters)
 
     class DefaultPartition(CustomPartitionerFn):
-        def __call__(self, gm, joint_inputs, **kwargs):
+        def __call__(
+            self, gm: torch.fx.GraphModule, joint_inputs: Sequence[object], **kwargs: Any
+        ) -> _Graphs:
             kept = {name: value for name, value in kwargs.items() if name in accepted}
             return default_partition(gm, joint_inputs, **kept)
 
@@ -40,10 +49,12 @@ def default_partitioner() -> object:
 
 
 # The partition lab (live/partition_lab.py): hear the partitioner's input, run it again later.
-_partition_listener: Callable[[str, object, object, dict], None] | None = None
+_partition_listener: PartitionListener | None = None
 
 
-def _heard(name: str, graph_module: object, joint_inputs: object, kwargs: dict) -> None:
+def _heard(
+    name: str, graph_module: torch.fx.GraphModule, joint_inputs: object, kwargs: dict[str, Any]
+) -> None:
     listener = _partition_listener
     if listener is not None:
         try:
@@ -52,10 +63,12 @@ def _heard(name: str, graph_module: object, joint_inputs: object, kwargs: dict) 
             pass
 
 
-def heard_partition_fn(inner: Callable, name: str) -> Callable:
+def heard_partition_fn(inner: PartitionFn, name: str) -> PartitionFn:
     """A partition_fn (for aot_autograd backends) that the active listener hears first."""
 
-    def partition(graph_module, joint_inputs, **kwargs):
+    def partition(
+        graph_module: torch.fx.GraphModule, joint_inputs: object, **kwargs: Any
+    ) -> _Graphs:
         _heard(name, graph_module, joint_inputs, kwargs)
         return inner(graph_module, joint_inputs, **kwargs)
 
@@ -64,7 +77,7 @@ def heard_partition_fn(inner: Callable, name: str) -> Callable:
 
 @contextlib.contextmanager
 def partitioner_listener(
-    hear: Callable[[str, object, object, dict], None],
+    hear: PartitionListener,
 ) -> Iterator[None]:
     """Hear every partitioner call while inside: Inductor's, through its custom_partitioner_fn
     hook (torch >= 2.8; whatever partitioner was set still runs), and the aot_eager backends
@@ -86,11 +99,13 @@ def partitioner_listener(
             uuid = getattr(previous, "uuid", lambda: None)()
             inner, name = previous, ("default" if uuid == _DEFAULT_UUID else "custom")
 
-        def call(self, graph_module, joint_inputs, **kwargs):
+        def call(
+            self: object, graph_module: torch.fx.GraphModule, joint_inputs: object, **kwargs: Any
+        ) -> _Graphs:
             _heard(name, graph_module, joint_inputs, kwargs)
             return inner(graph_module, joint_inputs, **kwargs)
 
-        def uuid(self) -> object:
+        def uuid(self: object) -> object:
             inner_uuid = getattr(inner, "uuid", None)
             return ("compilescope.heard", inner_uuid() if callable(inner_uuid) else name)
 
@@ -119,7 +134,7 @@ def partitioner_listener(
             config.custom_partitioner_fn = previous
 
 
-def aot_eager_backend(partitioner: str) -> Callable:
+def aot_eager_backend(partitioner: str) -> torch_bridge.Backend:
     """torch's aot_eager (min_cut) or aot_eager_default_partitioner, with a heard partitioner
     (torch/_dynamo/backends/debugging.py builds them the same way)."""
     from torch._dynamo.backends.common import aot_autograd
@@ -133,11 +148,11 @@ def aot_eager_backend(partitioner: str) -> Callable:
     )
 
 
-def partitioner_fn(name: str) -> Callable:
+def partitioner_fn(name: str) -> PartitionFn:
     """AOTAutograd's partitioner by compilescope's name for it."""
     from torch._functorch import partitioners
 
-    by_name: dict[str, Callable] = {
+    by_name: dict[str, PartitionFn] = {
         "min_cut": partitioners.min_cut_rematerialization_partition,
         "default": partitioners.default_partition,
     }
@@ -162,7 +177,7 @@ def activation_memory_budget() -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def functorch_config() -> dict:
+def functorch_config() -> dict[str, object]:
     """torch._functorch.config's current values (what the partitioners read)."""
     try:
         return dict(torch._functorch.config.get_config_copy())
@@ -171,10 +186,10 @@ def functorch_config() -> dict:
 
 
 @contextlib.contextmanager
-def functorch_config_held(saved: dict, memory_budget: float | None) -> Iterator[None]:
+def functorch_config_held(saved: dict[str, object], memory_budget: float | None) -> Iterator[None]:
     """Hold torch._functorch.config as it was when the joint graph was heard, with a budget."""
     config = torch._functorch.config
-    changes = {}
+    changes: dict[str, object] = {}
     for key, value in saved.items():
         try:
             if getattr(config, key) != value:
