@@ -87,7 +87,8 @@ def test_the_compile_table_keeps_its_status_in_the_pane(window, reports):
     status = box.locator("th[data-col='status']").bounding_box()
     pane = box.bounding_box()
     assert status["x"] + status["width"] <= pane["x"] + pane["width"]
-    assert box.locator("td[data-col='status']").all_inner_texts().count("restarted") >= 6
+    # Each restarted id is one row, its restart named in it (0/0 and 0/0_1 were two rows).
+    assert box.locator(".cs-restart").count() >= 4
     box.scroll_into_view_if_needed()
     shoot(window, "overview_compiles")
     assert window.errors == []

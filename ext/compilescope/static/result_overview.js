@@ -32,17 +32,39 @@ function renderSaid(data, openCompile) {
 // first: the status stays, second from the left.
 const COMPILE_FOLD = [["activations", "activations for bwd"], ["ops", "ops per stage"], ["kernels", "kernels"], ["time", "compile time"]];
 
+// One row per compile id as the user thinks of it: `0/0` and its restart `0/0_1` (tlparse's
+// attempt suffix) fold into the last attempt's row, which names the earlier ones.
+function foldRestarts(compiles) {
+  const rows = [], byBase = new Map();
+  compiles.forEach((c, ci) => {
+    const m = /^(.*\/\d+)_(\d+)$/.exec(c.id);
+    const base = m ? m[1] : c.id;
+    const row = byBase.get(base);
+    if (row && m) { row.earlier.push(compiles[row.ci]); row.ci = ci; return; }
+    const fresh = { ci, earlier: [] };
+    byBase.set(base, fresh);
+    rows.push(fresh);
+  });
+  return rows;
+}
+
 function compileTable(ctx) {
   const table = el("table", { class: "cs-table cs-compiles" });
   const hr = el("tr");
   const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
   for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
-  ctx.data.compiles.forEach((c, ci) => {
-    const tr = el("tr");
+  for (const { ci, earlier } of foldRestarts(ctx.data.compiles)) {
+    const c = ctx.data.compiles[ci];
+    const tr = el("tr", { "data-compile": c.id, "data-attempts": [...earlier.map((e) => e.id), c.id].join(" ") });
     const idButton = el("button", { class: "cs-link" }, c.id);
     idButton.onclick = () => { ctx.setCompile(ci); ctx.showTab("graphs"); };
     const td = el("td", { class: "cs-nowrap", "data-col": "id" }); td.appendChild(idButton); tr.appendChild(td);
+    if (earlier.length) {
+      // Dynamo restarted the frame's analysis: the earlier attempts made nothing of their own.
+      const why = (c.restarts || []).map((r) => String(r).split("\n")[0]).join("; ");
+      td.appendChild(el("span", { class: "cs-muted cs-restart", title: `Dynamo restarted ${earlier.map((e) => e.id).join(", ")} and compiled again as ${c.id}${why ? `: ${why}` : ""}` }, ` \u21bb ${earlier.map((e) => e.id).join(", ")}`));
+    }
     // A compile its log ends inside: its counts are of what was read (trace/reader.py).
     const status = el("td", { class: "cs-nowrap", "data-col": "status" }, c.status);
     if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
@@ -56,9 +78,11 @@ function compileTable(ctx) {
     tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
     tr.appendChild(el("td", { "data-col": "activations" }, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
-    tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "time" }, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
+    // Each attempt's own time (torch gives it to one of them): together, the frame's.
+    const times = [...earlier, c].map((x) => x.compile_s).filter((t) => t !== null && t !== undefined);
+    tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "time" }, times.length ? `${times.reduce((a, t) => a + t, 0).toFixed(2)} s` : ""));
     table.appendChild(tr);
-  });
+  }
   // A narrow output folds the lowest columns first, and scrolls sideways when they are shown.
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
   scroll.appendChild(table);

@@ -37,24 +37,53 @@ def _figure(rows: int, title: str) -> tuple[Figure, Axes]:
 
 def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) -> Figure | None:
     """Each compile id's timed stages (torch's dynamo_timed events) on one time axis, down to
-    `max_depth` levels of nesting (torch's individual passes are deeper)."""
-    rows = [(str(c.id), s) for c in capture for s in c.stage_times if s.depth <= max_depth]
-    rows = rows[:max_rows]
-    if not rows:
+    `max_depth` levels of nesting (torch's individual passes are deeper).
+
+    A stage run many times in one compile id (Inductor's autotuning of each kernel) is one row
+    of bars, "x16". Every compile id keeps its outermost rows; the deeper ones fill the rest of
+    `max_rows`, longest first (cutting the list at `max_rows` left out a GPT-2 step's last ids).
+    """
+    groups: dict[tuple, list] = {}
+    for i, c in enumerate(capture):
+        for s in c.stage_times:
+            if s.depth <= max_depth:
+                groups.setdefault((i, str(c.id), s.depth, s.name), []).append(s)
+    if not groups:
         return None
-    start = min(s.start_us for _, s in rows)
-    end = max(s.start_us + s.duration_us for _, s in rows)
-    fig, ax = _figure(len(rows), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
-    for i, (_, s) in enumerate(rows):
-        alpha = 0.9 - 0.15 * min(s.depth, 4)
-        ax.barh(i, s.duration_us / 1e3, left=(s.start_us - start) / 1e3, color=_BLUE, alpha=alpha)
+    outer: dict[int, int] = {}
+    for i, _, depth, _ in groups:
+        outer[i] = min(outer.get(i, depth), depth)
+    kept = [k for k in groups if k[2] == outer[k[0]]]
+    deeper = [k for k in groups if k[2] > outer[k[0]]]
+    deeper.sort(key=lambda k: -sum(s.duration_us for s in groups[k]))
+    kept += deeper[: max(0, max_rows - len(kept))]
+    kept.sort(key=lambda k: (k[0], min(s.start_us for s in groups[k]), k[2]))
+    every = [s for k in kept for s in groups[k]]
+    start = min(s.start_us for s in every)
+    end = max(s.start_us + s.duration_us for s in every)
+    fig, ax = _figure(len(kept), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
+    for row, key in enumerate(kept):
+        runs, depth = groups[key], key[2]
+        alpha = 0.9 - 0.15 * min(depth, 4)
+        for s in runs:
+            ax.barh(
+                row, s.duration_us / 1e3, left=(s.start_us - start) / 1e3, color=_BLUE, alpha=alpha
+            )
+        total = sum(s.duration_us for s in runs) / 1e3
+        last = max(s.start_us + s.duration_us for s in runs)
+        note = f"{total:.1f} ms" + (f" in {len(runs)} runs" if len(runs) > 1 else "")
         ax.annotate(
-            f"{s.duration_us / 1e3:.1f} ms",
-            ((s.start_us - start + s.duration_us) / 1e3, i),
+            note, ((last - start) / 1e3, row),
             xytext=(3, 0), textcoords="offset points", va="center", fontsize=8, color="#444",
         )  # fmt: skip
-    labels = [label_text(f"{cid} " + "  " * s.depth + s.name) for cid, s in rows]
-    ax.set_yticks(range(len(rows)), labels)
+    labels = [
+        label_text(
+            f"{cid} " + "  " * depth + name + (f" x{len(groups[k])}" if len(groups[k]) > 1 else "")
+        )
+        for k in kept
+        for _, cid, depth, name in [k]
+    ]
+    ax.set_yticks(range(len(kept)), labels)
     ax.invert_yaxis()
     ax.set_xlabel("ms since the first stage began")
     return fig

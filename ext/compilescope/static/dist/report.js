@@ -1564,14 +1564,32 @@ function renderSaid(data, openCompile) {
   return said;
 }
 var COMPILE_FOLD = [["activations", "activations for bwd"], ["ops", "ops per stage"], ["kernels", "kernels"], ["time", "compile time"]];
+function foldRestarts(compiles) {
+  const rows = [], byBase = /* @__PURE__ */ new Map();
+  compiles.forEach((c, ci) => {
+    const m = /^(.*\/\d+)_(\d+)$/.exec(c.id);
+    const base = m ? m[1] : c.id;
+    const row = byBase.get(base);
+    if (row && m) {
+      row.earlier.push(compiles[row.ci]);
+      row.ci = ci;
+      return;
+    }
+    const fresh = { ci, earlier: [] };
+    byBase.set(base, fresh);
+    rows.push(fresh);
+  });
+  return rows;
+}
 function compileTable(ctx) {
   const table = el("table", { class: "cs-table cs-compiles" });
   const hr = el("tr");
   const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
   for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
-  ctx.data.compiles.forEach((c, ci) => {
-    const tr = el("tr");
+  for (const { ci, earlier } of foldRestarts(ctx.data.compiles)) {
+    const c = ctx.data.compiles[ci];
+    const tr = el("tr", { "data-compile": c.id, "data-attempts": [...earlier.map((e) => e.id), c.id].join(" ") });
     const idButton = el("button", { class: "cs-link" }, c.id);
     idButton.onclick = () => {
       ctx.setCompile(ci);
@@ -1580,6 +1598,10 @@ function compileTable(ctx) {
     const td = el("td", { class: "cs-nowrap", "data-col": "id" });
     td.appendChild(idButton);
     tr.appendChild(td);
+    if (earlier.length) {
+      const why = (c.restarts || []).map((r) => String(r).split("\n")[0]).join("; ");
+      td.appendChild(el("span", { class: "cs-muted cs-restart", title: `Dynamo restarted ${earlier.map((e) => e.id).join(", ")} and compiled again as ${c.id}${why ? `: ${why}` : ""}` }, ` \u21BB ${earlier.map((e) => e.id).join(", ")}`));
+    }
     const status = el("td", { class: "cs-nowrap", "data-col": "status" }, c.status);
     if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
     tr.appendChild(status);
@@ -1589,9 +1611,10 @@ function compileTable(ctx) {
     tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
     tr.appendChild(el("td", { "data-col": "activations" }, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
-    tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "time" }, c.compile_s !== null ? `${c.compile_s.toFixed(2)} s` : ""));
+    const times = [...earlier, c].map((x) => x.compile_s).filter((t) => t !== null && t !== void 0);
+    tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "time" }, times.length ? `${times.reduce((a, t) => a + t, 0).toFixed(2)} s` : ""));
     table.appendChild(tr);
-  });
+  }
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
   scroll.appendChild(table);
   fitColumns(scroll, table, COMPILE_FOLD);
