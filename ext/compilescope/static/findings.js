@@ -38,6 +38,18 @@ function findingItem(ctx, f, actions) {
     button.title = "capture the cell again with this fix applied (settings restored after), then compare";
     button.onclick = () => { button.disabled = true; button.textContent = "running again with the fix\u2026"; actions.tryFix(f.number); };
     item.appendChild(button);
+  } else if (f.applying) {
+    // The view cannot run the code again (a capturing() block, a log): the fix's settings,
+    // held by compilescope.applying around the user's own run, are the way to try it.
+    const box = el("div", { class: "cs-apply-fix", "data-applying": String(f.number) });
+    box.appendChild(el("div", {}, "to try this fix, run your code again inside compilescope.applying (settings restored after):"));
+    const code = el("pre", { class: "cs-code cs-fix-code" }, f.applying);
+    const copy = el("button", { class: "cs-btn cs-copy", "data-copy": "" }, "copy");
+    copy.onclick = () => {
+      if (navigator.clipboard) navigator.clipboard.writeText(f.applying).then(() => { copy.textContent = "copied"; }, () => {});
+    };
+    box.append(code, copy);
+    item.appendChild(box);
   }
   if (f.message) {
     const raw = el("details", { class: "cs-finding-raw" });

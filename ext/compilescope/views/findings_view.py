@@ -10,6 +10,26 @@ from ..model.fix_trial import FixTrial
 from .diff_view import step_speedup_data
 
 SHOWN = 12  # findings on the first screen; the rest are one click away
+# What `compilescope.applying` can hold in a `with` block: config settings, not the arguments
+# of one torch.compile call or dynamic marks on its inputs (live/fixes.py's `holding` does those).
+HELD_BY_APPLYING = ("set", "add")
+
+
+def applying_snippet(f: Finding, number: int) -> str:
+    """The code that tries finding `number`'s fix where compilescope cannot run the code again
+    (a `capturing()` block, a log): "" when its fix is not settings `applying` can hold.
+    `reset=True`: what compiled in the first capture compiles again, under the fix."""
+    fix = f.fix
+    if fix is None or fix.kind != "setting" or not fix.settings:
+        return ""
+    if any(s.op not in HELD_BY_APPLYING for s in fix.settings):
+        return ""
+    return (
+        f"fix = compilescope.findings(cap)[{number - 1}].fix  # cap: this capture\n"
+        "with compilescope.applying(fix), compilescope.capturing(reset=True) as after:\n"
+        "    ...  # your code again, as it ran in the first capture\n"
+        "compilescope.show(after, before=cap)  # before and after, in the Diff tab"
+    )
 
 
 def findings_data(found: tuple[Finding, ...]) -> list[dict]:
@@ -46,6 +66,7 @@ def findings_data(found: tuple[Finding, ...]) -> list[dict]:
                 "message": torch.message if torch else "",
                 "fixes": fixes,
                 "tryable": bool(f.fix and f.fix.kind == "setting"),
+                "applying": applying_snippet(f, number),
             }
         )
     return rows

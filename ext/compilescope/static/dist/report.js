@@ -1448,6 +1448,19 @@ function findingItem(ctx, f, actions) {
       actions.tryFix(f.number);
     };
     item.appendChild(button);
+  } else if (f.applying) {
+    const box = el("div", { class: "cs-apply-fix", "data-applying": String(f.number) });
+    box.appendChild(el("div", {}, "to try this fix, run your code again inside compilescope.applying (settings restored after):"));
+    const code = el("pre", { class: "cs-code cs-fix-code" }, f.applying);
+    const copy = el("button", { class: "cs-btn cs-copy", "data-copy": "" }, "copy");
+    copy.onclick = () => {
+      if (navigator.clipboard) navigator.clipboard.writeText(f.applying).then(() => {
+        copy.textContent = "copied";
+      }, () => {
+      });
+    };
+    box.append(code, copy);
+    item.appendChild(box);
   }
   if (f.message) {
     const raw = el("details", { class: "cs-finding-raw" });
