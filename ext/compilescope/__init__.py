@@ -42,7 +42,7 @@ def to_html(
     return write(capture, os.fspath(path), before, findings(capture))
 
 
-def _view(capture: Capture, before: Capture | None = None):
+def _view(capture: Capture, before: Capture | None = None) -> object:
     """The view %%compile_fx shows under a cell: the widget, its script-free HTML inside."""
     from .magic import trier
     from .views.result_view import result_view
@@ -71,7 +71,8 @@ class _Drawing:
         view = _view(capture)
         if hasattr(view, "_repr_mimebundle_"):  # the widget, its script-free HTML inside
             return view._repr_mimebundle_(include=include, exclude=exclude)
-        return {"text/html": view._repr_html_(), "text/plain": repr(view)}  # no anywidget
+        assert hasattr(view, "_repr_html_")  # no anywidget: the views' script-free HTML
+        return {"text/html": view._repr_html_(), "text/plain": repr(view)}
 
 
 draw_with(_Drawing())
@@ -100,7 +101,12 @@ def _register_html_formatters() -> None:
 _register_html_formatters()
 
 if TYPE_CHECKING:
+    import contextlib
+
+    from IPython.core.interactiveshell import InteractiveShell
+
     from .live.pipeline import CaptureHandle, capture, capturing
+    from .views import figures, tables
 
 # Names loaded on first use: the live capture imports torch (keep `import compilescope` light
 # for log readers); tables and figures are the view's tables as rows and its charts as Figures.
@@ -113,7 +119,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name not in _LAZY:
         raise AttributeError(f"module 'compilescope' has no attribute {name!r}")
     from importlib import import_module
@@ -166,7 +172,7 @@ __all__ = [
 ]
 
 
-def load_ipython_extension(ipython) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """`%load_ext compilescope`: registers the %%compile_fx magic."""
     from .magic import load_ipython_extension as load
 
@@ -174,7 +180,7 @@ def load_ipython_extension(ipython) -> None:
     _register_html_formatters()
 
 
-def last():
+def last() -> Capture | None:
     """The capture of the most recent %%compile_fx cell (None before the first)."""
     from .magic import last as _last
 
@@ -195,10 +201,11 @@ def show(capture: Capture, before: Capture | None = None) -> None:
             print(diff(before, capture).summary())
         return
 
-    display(_view(capture, before))  # a capture of several ranks: its rank report inside
+    # a capture of several ranks: its rank report inside; IPython's display is unannotated
+    display(_view(capture, before))  # type: ignore[no-untyped-call]
 
 
-def explore(graph, title: str = ""):
+def explore(graph: object, title: str = "") -> object:
     """The graph explorer for a capture's Graph, a torch.fx.GraphModule or an ExportedProgram.
 
     Returns the widget (the notebook displays it when it is a cell's last expression).
@@ -226,13 +233,13 @@ def _as_capture(value: object, caller: str, argument: str) -> Capture:
     )
 
 
-def compare_ranks(capture: Capture, world_size: int | None = None):
+def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport:
     """The ranks of a distributed job grouped by what they compiled, and where each group
     parts from the others (`python -m compilescope ranks LOGDIR` prints the same)."""
     return _as_capture(capture, "compare_ranks", "capture").compare_ranks(world_size)
 
 
-def kernel_table(capture: Capture):
+def kernel_table(capture: Capture) -> Any:  # a pandas DataFrame, or the rows without pandas
     """Where the time goes: timed kernels ranked by time per step, with module, source line,
     share of the step, bandwidth and FLOP/s against measured peaks (a pandas DataFrame when
     pandas is installed, else a list of dicts; see compilescope.model.kernel_table)."""
@@ -241,14 +248,14 @@ def kernel_table(capture: Capture):
     return _table(_as_capture(capture, "kernel_table", "capture"))
 
 
-def diff(before: Capture, after: Capture):
+def diff(before: Capture, after: Capture) -> CaptureDiff:
     """What changed between two captures (or two ranks: diff(cap.rank(0), cap.rank(1)))."""
     from .model.diff import diff as _diff
 
     return _diff(_as_capture(before, "diff", "before"), _as_capture(after, "diff", "after"))
 
 
-def findings(capture: Capture):
+def findings(capture: Capture) -> tuple[Finding, ...]:
     """What to change, costliest first: graph breaks by cause, recompiles by failed guard,
     frames left to eager, data-dependent ops, ATen fallbacks, hot kernels, activation memory,
     compile-time hot spots; each with where (your own line), how often, what it costs and the
@@ -259,7 +266,9 @@ def findings(capture: Capture):
     return _findings(_as_capture(capture, "findings", "capture"), load())
 
 
-def try_fix(capture: Capture, finding, fix=None, *, baseline: bool = True):
+def try_fix(
+    capture: Capture, finding: Finding | int, fix: Fix | None = None, *, baseline: bool = True
+) -> FixTrial:
     """Capture the same code again with a finding's fix applied (settings restored after) and
     return both side by side (a FixTrial: `print(trial)`, `trial.rows()`). `finding` is a
     Finding or its number in `findings(capture)` (1 = first). Works for captures of
@@ -277,7 +286,7 @@ def try_fix(capture: Capture, finding, fix=None, *, baseline: bool = True):
     return _try_fix(capture, finding, fix, baseline=baseline)
 
 
-def applying(fix):
+def applying(fix: Fix) -> contextlib.AbstractContextManager[None]:
     """Hold a fix's config settings inside a `with` block (then restore them): to try a fix on
     code compilescope cannot run again, e.g. `with applying(f.fix), capturing() as cap: ...`."""
     from .live.fixes import applying as _applying

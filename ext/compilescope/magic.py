@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import contextlib
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
+from IPython.core import magic as _magic
+from IPython.core import magic_arguments as _arguments
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic import Magics, magics_class
 
 from .cell import FUNCTION_NAME, UNSET_NAME, CellError, build_cell_function
 from .model.capture import Capture
@@ -20,8 +22,45 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from .live.options import CompileOptions
-    from .live.pipeline import Replay
-    from .model.finding import Fix
+    from .live.pipeline import CaptureRun, Replay
+    from .model.finding import Finding, Fix
+
+_F = TypeVar("_F", bound=Callable[..., object])
+# What the cell's function returns (cell.py): the values of the names it binds, and the value
+# of its last expression.
+_CellResult = tuple[dict[str, object], object]
+
+
+# IPython's magic_arguments and display functions are unannotated: typed here as IPython
+# documents them (each decorator returns the function it was given, with its arguments noted).
+def magic_arguments() -> Callable[[_F], _F]:
+    return cast(Callable[[_F], _F], _arguments.magic_arguments())  # type: ignore[no-untyped-call]
+
+
+def argument(*names: str, **options: object) -> Callable[[_F], _F]:
+    return cast(Callable[[_F], _F], _arguments.argument(*names, **options))  # type: ignore[no-untyped-call]
+
+
+def line_cell_magic(method: _F) -> _F:
+    # IPython's type says it may return a decorator (its `@line_cell_magic("name")` form).
+    return cast(_F, _magic.line_cell_magic(method))
+
+
+def parse_argstring(magic: Callable[..., object], line: str) -> argparse.Namespace:
+    return cast(argparse.Namespace, _arguments.parse_argstring(magic, line))  # type: ignore[no-untyped-call]
+
+
+def _display(view: object) -> None:
+    from IPython.display import display
+
+    display(view)  # type: ignore[no-untyped-call]  # unannotated in IPython
+
+
+class _Handle(Protocol):
+    """IPython's DisplayHandle: an output that can be redrawn in place."""
+
+    def update(self, obj: object) -> None: ...
+
 
 _last: Capture | None = None
 
@@ -51,7 +90,7 @@ class _Progress:
         self.handle = _display_handle() if live_front_end and not quiet else None
         self.shown = 0.0
 
-    def on_event(self, name: str, metadata: dict) -> None:
+    def on_event(self, name: str, metadata: dict[str, Any]) -> None:
         if self.handle is None or name in ("str", "chromium_event") or name.startswith("describe_"):
             return
         now = time.perf_counter()
@@ -66,9 +105,7 @@ class _Progress:
         if self.handle is not None:
             self.handle.update(view if view is not None else _Text(""))
         elif view is not None:
-            from IPython.display import display
-
-            display(view)
+            _display(view)
 
 
 class _Text:
@@ -79,10 +116,12 @@ class _Text:
         return self.text
 
 
-def _display_handle():
+def _display_handle() -> _Handle:
     from IPython.display import display
 
-    return display(_Text("compile_fx: starting ..."), display_id=True)
+    # IPython's display is unannotated; with a display_id it returns a DisplayHandle.
+    handle: _Handle = display(_Text("compile_fx: starting ..."), display_id=True)  # type: ignore[no-untyped-call]
+    return handle
 
 
 @magics_class
@@ -125,7 +164,7 @@ class CompileFxMagics(Magics):
     @argument("--quiet", action="store_true", help="show nothing; keep the capture")
     @argument("target", nargs="*", help="line form: a function or module, then its arguments")
     @line_cell_magic
-    def compile_fx(self, line: str, cell: str | None = None):
+    def compile_fx(self, line: str, cell: str | None = None) -> object:
         """Compile the cell with torch.compile and show Dynamo, AOTAutograd and Inductor's work.
 
         The cell runs once, as one function; the names it assigns are written back as if it ran
@@ -139,7 +178,7 @@ class CompileFxMagics(Magics):
             raise UsageError("--mode and --options apply only to --backend inductor")
         if args.partitioner and args.backend == "eager":
             raise UsageError("--partitioner needs --backend inductor or aot_eager")
-        before = None
+        before: Capture | None = None
         if args.diff:
             before = self.shell.user_ns.get(args.diff)
             if not isinstance(before, Capture):
@@ -160,7 +199,14 @@ class CompileFxMagics(Magics):
         return self._run_cell(args, options, before, line, cell)
 
     # --- the two forms -----------------------------------------------------------------------
-    def _run_cell(self, args, options, before, line: str, cell: str):
+    def _run_cell(
+        self,
+        args: argparse.Namespace,
+        options: dict[str, object],
+        before: Capture | None,
+        line: str,
+        cell: str,
+    ) -> object:
         __tracebackhide__ = True  # noqa: F841
         shell = self.shell
         # Register the whole cell, magic line included, under this cell's number, so that
@@ -183,22 +229,25 @@ class CompileFxMagics(Magics):
         code = compile(built.module, filename, "exec")
         namespace = shell.user_ns
         namespace[UNSET_NAME] = _UNSET
-        scratch: dict = {}
+        scratch: dict[str, Any] = {}
         exec(code, namespace, scratch)  # defines the function; runs none of the cell yet
         function = scratch[FUNCTION_NAME]
         params = [namespace[n] for n in built.parameters]
-        bound, result = self._capture(args, options, function, params, before)
+        bound, result = cast(_CellResult, self._capture(args, options, function, params, before))
         namespace.update({k: v for k, v in bound.items() if v is not _UNSET})
         return result if built.has_result else None
 
-    def _run_line(self, args, options, before):
+    def _run_line(
+        self, args: argparse.Namespace, options: dict[str, object], before: Capture | None
+    ) -> object:
         __tracebackhide__ = True  # noqa: F841
-        fn, *call_args = (self.shell.ev(expr) for expr in args.target)
+        ev: Callable[[str], object] = self.shell.ev  # unannotated in IPython
+        fn, *call_args = (ev(expr) for expr in args.target)
         if not callable(fn):
             raise UsageError(f"{args.target[0]} is not callable")
         return self._capture(args, options, fn, call_args, before)
 
-    def _fixing(self, number: int):
+    def _fixing(self, number: int) -> tuple[Finding, Fix]:
         """The finding `number` of the last capture and its fix, checked before anything runs."""
         from .model.findings import findings
         from .trace.graph_break_registry import load
@@ -221,7 +270,14 @@ class CompileFxMagics(Magics):
         return finding, fix
 
     # --- capture, write back, show -----------------------------------------------------------
-    def _capture(self, args, options, fn, call_args, before):
+    def _capture(
+        self,
+        args: argparse.Namespace,
+        options: dict[str, object],
+        fn: Callable[..., object],
+        call_args: list[object],
+        before: Capture | None,
+    ) -> object:
         __tracebackhide__ = True  # noqa: F841
         global _last
         from .live import torch_bridge
@@ -249,16 +305,17 @@ class CompileFxMagics(Magics):
             torch_bridge.reset_dynamo()
         progress = _Progress(args.quiet, live_front_end=hasattr(self.shell, "kernel"))
 
-        def step(run):
+        def step(run: CaptureRun) -> object:
             output = run.call(fn, call_args)
-            result = output[1] if getattr(fn, "__name__", "") == FUNCTION_NAME else output
+            is_cell = getattr(fn, "__name__", "") == FUNCTION_NAME
+            result = cast(_CellResult, output)[1] if is_cell else output
             if args.backward and not run.backward(result):
                 raise UsageError(
                     "--backward: the cell's last expression is not a tensor that requires grad"
                 )
             return output
 
-        fixing = getattr(args, "fixing", None)
+        fixing: tuple[Finding, Fix] | None = getattr(args, "fixing", None)
         replay = Replay(how, step, arguments_by_name(fn, call_args, None))
         output, run = None, None
         try:
@@ -277,22 +334,20 @@ class CompileFxMagics(Magics):
             # With --fix, the before/after table below says what changed: no text diff too.
             self._show(captured, progress, before, args.quiet, text_diff=fixing is None)
             if fixing is not None and captured is not None and before is not None:
-                from IPython.display import display
-
                 from .model.fix_trial import FixTrial
 
-                display(FixTrial(fixing[0], fixing[1], before, captured))
+                _display(FixTrial(fixing[0], fixing[1], before, captured))
         return output
 
     def _show(
         self,
         capture: Capture | None,
         progress: _Progress,
-        before,
+        before: Capture | None,
         quiet: bool,
         text_diff: bool = True,
     ) -> None:
-        view = None
+        view: object = None
         if capture is not None and not quiet:
             try:
                 from .live.partition_lab import sweep_small_graphs
@@ -313,11 +368,9 @@ class CompileFxMagics(Magics):
                 view = _Text(capture.summary())
         progress.finish(view)
         if text_diff and before is not None and capture is not None:  # also in the Diff tab
-            from IPython.display import display
-
             from .model.diff import diff
 
-            display(_Text(diff(before, capture).summary()))
+            _display(_Text(diff(before, capture).summary()))
 
 
 def _hold_fix(held: contextlib.ExitStack, fix: Fix, replay: Replay) -> CompileOptions:
@@ -332,7 +385,7 @@ def _hold_fix(held: contextlib.ExitStack, fix: Fix, replay: Replay) -> CompileOp
         raise UsageError(f"--fix: {error}") from None
 
 
-def trier(capture: Capture, found: tuple) -> Callable[[int], dict] | None:
+def trier(capture: Capture, found: tuple[Finding, ...]) -> Callable[[int], dict[str, Any]] | None:
     """What the view's "try this fix" button calls: try finding N's fix on `capture` (run again
     with the fix; settings restored), as the view's data. None when the capture cannot be
     run again (a log, `capturing()`)."""
@@ -343,7 +396,7 @@ def trier(capture: Capture, found: tuple) -> Callable[[int], dict] | None:
     if replay_of(capture) is None:
         return None
 
-    def try_number(number: int) -> dict:
+    def try_number(number: int) -> dict[str, Any]:
         from .live.fixes import try_fix
         from .views.findings_view import fix_trial_data
 
@@ -360,5 +413,5 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def load_ipython_extension(ipython) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     ipython.register_magics(CompileFxMagics)
