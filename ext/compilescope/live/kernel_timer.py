@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import torch
 
@@ -18,6 +18,7 @@ from ..model.timing import KernelTiming, Sample
 from .flop_count import kernel_flops
 from .phases import phase
 from .profiler_times import LABEL, detaching_cupti, gpu_times
+from .torch_bridge import cuda_event
 
 # Globals of an output module through which its extern calls go (`extern_kernels.mm(...)`,
 # `aten.gelu.default(...)`, `torch.ops.aten._scaled_dot_product_flash_attention.default(...)`).
@@ -43,14 +44,14 @@ class CallLog:
     kernel: str
     role: str
     times: list[float] = field(default_factory=list)
-    pending: list[tuple] = field(default_factory=list)  # CUDA event pairs not yet read
+    pending: list[tuple[Any, Any]] = field(default_factory=list)  # CUDA event pairs not read yet
     calls: int = 0
     sizing: bool = True  # until the first step ends
     sized: int = 0
     total_bytes: float = 0.0
     total_flops: float | None = 0.0  # None once a call's FLOPs are unknown
 
-    def size_call(self, args: tuple, kwargs: dict, result: object) -> None:
+    def size_call(self, args: tuple[Any, ...], kwargs: dict[str, Any], result: object) -> None:
         tensors = {}
         for value in (*args, *kwargs.values(), result):
             for t in _tensors(value):
@@ -95,7 +96,7 @@ class _Namespace:
 class _TritonLaunch:
     """Stands in for a Triton kernel (Inductor's CachingAutotuner): `.run` is wrapped."""
 
-    def __init__(self, inner: object, run: Callable) -> None:
+    def __init__(self, inner: object, run: Callable[..., Any]) -> None:
         self._inner, self.run = inner, run
 
     def __getattr__(self, name: str) -> object:
@@ -103,17 +104,20 @@ class _TritonLaunch:
 
 
 def _wrapped_call(
-    fn: Callable, log: CallLog, gpu: bool, timeline: list[tuple[str, float, float]] | None = None
-) -> Callable:
+    fn: Callable[..., Any],
+    log: CallLog,
+    gpu: bool,
+    timeline: list[tuple[str, float, float]] | None = None,
+) -> Callable[..., Any]:
     label = f"{LABEL}{log.role}::{log.kernel}"
     events = gpu and GPU_CLOCK == "events"
 
-    def call(*args, **kwargs):
+    def call(*args: Any, **kwargs: Any) -> Any:
         log.calls += 1
         began = time.perf_counter()
         if events:
-            torch.cuda._sleep(_SPIN_CYCLES)
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(_SPIN_CYCLES)  # type: ignore[no-untyped-call]  # unannotated in torch
+            start, end = cuda_event(), cuda_event()
             start.record()
             result = fn(*args, **kwargs)
             end.record()
@@ -159,7 +163,8 @@ def _wrapper(
         if path in wanted:
             if path not in cache:
                 log = logs.setdefault((role, path), CallLog(path, role))
-                cache[path] = _wrapped_call(cast(Callable, value), log, gpu, timeline)  # a kernel
+                kernel = cast(Callable[..., Any], value)
+                cache[path] = _wrapped_call(kernel, log, gpu, timeline)
             return cache[path]
         if any(w.startswith(path + ".") for w in wanted):
             return _Namespace(value, path, wrap)
@@ -177,7 +182,7 @@ def wrapped_kernels(
     appends (role, began, ended) on the host clock. Every module global replaced is put back
     on the way out."""
     logs: dict[tuple[str, str], CallLog] = {}
-    replaced: list[tuple[dict, str, object]] = []
+    replaced: list[tuple[dict[str, Any], str, object]] = []
     try:
         for code in codes:
             module = loaded_module(code.path) if code.path else None
@@ -215,7 +220,7 @@ def kernel_times(
     run_step: Callable[[], None],
     device: str,
     repeats: int,
-) -> tuple[list[KernelTiming], list[dict]]:
+) -> tuple[list[KernelTiming], list[dict[str, Any]]]:
     """Time each kernel of a compiled graph over `repeats` runs of `run_step` (forward, and
     backward when it needs grad). Returns the timings and, on a GPU, the profiler's chrome
     trace events (for launch shapes)."""
@@ -230,7 +235,7 @@ def kernel_times(
             for log in logs.values():
                 log.sizing = False
 
-        launches: list[dict] = []
+        launches: list[dict[str, Any]] = []
         if gpu and GPU_CLOCK == "events":
             for _ in range(repeats):
                 run_step()

@@ -30,6 +30,7 @@ from .session import BEFORE_THE_BLOCK, CaptureSession
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with_role
+from .torch_bridge import cuda_event, cuda_initialized
 
 # How many times the compiled step's own memory an eager step may need: eager keeps the
 # intermediates that fusion removed. Issue 24 saw 3.0x (a step peaking 1.33 GiB compiled,
@@ -172,7 +173,7 @@ class RealStepTimer:
         if self.state is Phase.SETTLING:
             self._quiet = 0 if compiling else self._quiet + 1
             if self._quiet >= self.settle:
-                self._gpu = torch.cuda.is_available() and torch.cuda.is_initialized()
+                self._gpu = torch.cuda.is_available() and cuda_initialized()
                 self._marks, self._opt_starts = [self._now()], []
                 self._first["compiled"] = self._boundaries  # the next step's index
                 self._go(Phase.WALL)
@@ -205,7 +206,7 @@ class RealStepTimer:
 
     def _now(self) -> Any:
         if self._gpu:
-            event = torch.cuda.Event(enable_timing=True)
+            event = cuda_event()
             event.record()
             return event
         return time.perf_counter()

@@ -64,6 +64,11 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() and cuda_initialized() else "cpu"
 
 
+def cuda_event() -> Any:
+    """A CUDA event that records time (torch.cuda.Event, unannotated in torch)."""
+    return torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+
+
 def cuda_initialized() -> bool:
     """Whether CUDA has been initialized in this process (the user's code used a GPU)."""
     return bool(torch.cuda.is_initialized())  # type: ignore[no-untyped-call]  # unannotated in torch
