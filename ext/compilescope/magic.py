@@ -336,7 +336,8 @@ class CompileFxMagics(Magics):
             if fixing is not None and captured is not None and before is not None:
                 from .model.fix_trial import FixTrial
 
-                _display(FixTrial(fixing[0], fixing[1], before, captured))
+                # "before" is the capture the finding came from, not a second one
+                _display(FixTrial(fixing[0], fixing[1], before, captured, rerun_baseline=False))
         return output
 
     def _show(

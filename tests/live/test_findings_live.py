@@ -184,6 +184,7 @@ def test_gpt2_top_finding_is_the_transformers_logger():
     assert _resolve(value["ref"]) == modeling_utils.logger.warning_once
     trial = compilescope.try_fix(cap, top, baseline=False)  # the fix is what is tested here
     assert trial.after is not None, trial.error
+    assert trial.before is cap and not trial.rerun_baseline  # says "the capture ... came from"
     rows = {name: (a, b) for name, a, b in trial.rows()}
     assert rows["graph breaks"][0] >= 1 and rows["graph breaks"][1] == 0
     assert rows["compile ids"][1] < rows["compile ids"][0]

@@ -139,8 +139,9 @@ def try_fix(
         with holding(fix, replay) as how:
             after = replay.run(how)
     except Exception as error:  # the trial's failure is its result, shown beside the before
-        return FixTrial(finding, fix, before, None, f"{type(error).__name__}: {error}")
-    return FixTrial(finding, fix, before, after)
+        error_text = f"{type(error).__name__}: {error}"
+        return FixTrial(finding, fix, before, None, error_text, rerun_baseline=baseline)
+    return FixTrial(finding, fix, before, after, rerun_baseline=baseline)
 
 
 def check_setting(fix: Fix) -> None:
