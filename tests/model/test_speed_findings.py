@@ -221,3 +221,18 @@ def test_a_memory_saving_of_kilobytes_ranks_below_a_library_matmul_of_a_quarter_
     mm = Finding("fallback_op", "", "mm", cost=Cost(step_s=0.001, share=0.26))
     assert score(memory(2048)) < score(mm)
     assert score(memory(4 * MEMORY_MATTERS_BYTES)) > score(memory(2048))
+
+
+def test_a_break_with_a_measured_cost_ranks_by_it_not_by_its_count():
+    # Issue 31 item 4: by ms per step where measured. A GPT-2 loop: the logging break (3
+    # breaks, 4 restarts) cost 8% of the step, its per-parameter AdamW 26%.
+    from compilescope.model.finding import Cost, Counts, Finding
+    from compilescope.model.findings import score
+
+    counts = Counts(breaks=3, restarts=4, partly_eager_frames=1)
+    unmeasured = Finding("graph_break", "", "b", counts=counts, cost=Cost(compile_s=2.0))
+    measured = Finding(
+        "graph_break", "", "b", counts=counts, cost=Cost(compile_s=2.0, step_s=3e-4, share=0.08)
+    )
+    optimizer = Finding("eager_optimizer", "", "o", cost=Cost(step_s=1e-3, share=0.26))
+    assert score(measured) < score(optimizer) < score(unmeasured)
