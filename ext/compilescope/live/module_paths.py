@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TypeVar
 
 from ..model.capture import Capture
-from ..model.compile import Compile
+from ..model.compile_id import heard_for
 from ..model.graph import Graph, Node
-
-_Paths = TypeVar("_Paths")
 
 # Which recorded paths name the nodes of which logged graph.
 _JOINT_NAMED = ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
@@ -25,23 +22,16 @@ def with_module_paths(
     if not (dynamo or joint or post_grad):
         return capture
 
-    def lookup(table: dict[str, _Paths], c: Compile) -> _Paths | None:
-        # The listeners hear CompileContext's id, which has no restart attempt (`0/0`) while the
-        # trace records the attempt that produced the graph (`0/0_1`, e.g. after a graph break).
-        return table.get(str(replace(c.id, rank=None))) or table.get(
-            str(replace(c.id, rank=None, attempt=0))
-        )
-
     compiles = []
     for c in capture.compiles:
         by_kind: dict[str, list[dict[str, str]]] = {}
-        if paths := lookup(dynamo, c):
+        if paths := heard_for(dynamo, c.id):
             by_kind["dynamo_output_graph"] = [paths]
-        if joint and (paths := lookup(joint, c)):
+        if joint and (paths := heard_for(joint, c.id)):
             for kind in _JOINT_NAMED:
                 if kind in c.graphs:
                     by_kind[kind] = [paths] * len(c.graphs[kind])
-        if post_grad and (each := lookup(post_grad, c)):
+        if post_grad and (each := heard_for(post_grad, c.id)):
             by_kind["inductor_post_grad_graph"] = each
         graphs = dict(c.graphs)
         for kind, tables in by_kind.items():

@@ -6,10 +6,10 @@ import contextlib
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..model.capture import Capture
-from ..model.compile import Compile
+from ..model.compile_id import heard_for
 from ..model.partition import Partition, Repartition, partition_between
 from . import torch_bridge, torch_partitioners
 from .fx_graphs import graph_from_torch
@@ -23,8 +23,6 @@ MAX_KEPT_NODES = 200_000
 # %%compile_fx runs the budget sweep itself for joint graphs up to this size (a second or two
 # for the sweep's 12 partitions); for larger ones the view says how to ask for it.
 AUTO_SWEEP_NODES = 250
-
-_Kept = TypeVar("_Kept")
 
 
 @dataclass
@@ -129,20 +127,14 @@ def recording_partitions(recorder: JointRecorder) -> Iterator[None]:
 def with_partition_labs(capture: Capture, recorder: JointRecorder, why_not: str = "") -> Capture:
     """Attach a lab to each compile whose joint graph was kept; others say why not."""
 
-    def lookup(table: dict[str, _Kept], c: Compile) -> _Kept | None:
-        # CompileContext's id has no restart attempt (`0/0`) where the trace has `0/0_1`.
-        return table.get(str(replace(c.id, rank=None))) or table.get(
-            str(replace(c.id, rank=None, attempt=0))
-        )
-
     compiles = []
     for c in capture.compiles:
         if c.graph("aot_backward_graph") is None:
             compiles.append(c)  # inference graphs have no partition
             continue
-        record = lookup(recorder.records, c)
+        record = heard_for(recorder.records, c.id)
         if record is None:
-            note = lookup(recorder.notes, c) or why_not or _NOT_HEARD
+            note = heard_for(recorder.notes, c.id) or why_not or _NOT_HEARD
             compiles.append(replace(c, lab_note=note))
             continue
         compiles.append(

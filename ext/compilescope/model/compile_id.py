@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 _PATTERN = re.compile(
     r"^(?:\[?rank(?P<rank>\d+)\]?:)?\[?(?:!(?P<ca>\d+)/)?(?P<frame>-|\d+)/(?P<fcid>-|\d+)"
@@ -13,6 +14,8 @@ _PATTERN = re.compile(
 
 
 _FROM_METADATA: dict[tuple[object, ...], CompileId] = {}
+
+_Heard = TypeVar("_Heard")
 
 
 @dataclass(frozen=True, order=True)
@@ -96,3 +99,13 @@ class CompileId:
             frame_compile_id=opt_int("frame_compile_id"),
             attempt=opt_int("attempt") or 0,
         )
+
+
+def heard_for(table: Mapping[str, _Heard], cid: CompileId) -> _Heard | None:
+    """What a live listener kept for compile `cid`, in a table keyed by the ids it heard.
+    Listeners hear CompileContext's id, which has no rank and no restart attempt (`0/0`), while
+    the trace records the attempt that produced the graph (`0/0_1`, e.g. after a graph break):
+    the id with its attempt first, then without."""
+    return table.get(str(replace(cid, rank=None))) or table.get(
+        str(replace(cid, rank=None, attempt=0))
+    )
