@@ -264,7 +264,7 @@ def test_a_long_frame_label_wraps_between_words_and_keeps_its_cell_line_whole(
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     frames = page.locator("td.cs-frame")
-    assert frames.count() >= 7
+    assert frames.count() >= 5  # one row per compile id, its restart (N/0_1) folded in
     label = frames.filter(has_text="modeling_gpt2.py").first
     assert "called at cell\u00a0[7]\u00a0line\u00a081" in label.text_content()
     lines = label.evaluate(
