@@ -166,3 +166,66 @@ def test_nothing_is_cut_at_the_right_at_first_paint(browser, report, width):
         assert page.errors == []
     finally:
         context.close()
+
+
+def test_in_jupyterlab_first_paint_and_fit(browser, jupyter_server):
+    """The same capture shown by `compilescope.show` in JupyterLab (where the issue was seen):
+    the output area is narrower than the window and the view is drawn before it is on the page."""
+    import nbformat
+    from notebooks.kernel import KERNEL_NAME
+
+    from browser.test_views_in_browser import run_all
+
+    (jupyter_server["dir"] / "gpt2_zoom.json.gz").write_bytes(REALISTIC.read_bytes())
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "cs", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import gzip, compilescope\n"
+            "cap = compilescope.Capture.from_json(gzip.open('gpt2_zoom.json.gz', 'rt').read())"
+        ),
+        nbformat.v4.new_code_cell("compilescope.show(cap)"),
+    ]
+    nbformat.write(nb, jupyter_server["dir"] / "gpt2_zoom.ipynb")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.errors, page.dialogs = [], []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    try:
+        page.goto(
+            f"{jupyter_server['base']}/lab/workspaces/cs-zoom/tree/gpt2_zoom.ipynb"
+            f"?token={jupyter_server['token']}"
+        )
+        run_all(page)
+        root = page.locator(".cs-root").first
+        root.wait_for(timeout=60_000)
+        root.locator("button[data-tab='graphs']").click()
+        select = root.locator("[data-pane='graphs'] select")
+        value = select.evaluate(
+            "s => [...s.options].find(o => o.textContent.startsWith('2/0_1 ')).value"
+        )
+        select.select_option(value)
+        for stage in ("dynamo_output_graph", "aot_joint_graph"):
+            button = root.locator(f"button[data-stage='{stage}']:visible")
+            button.evaluate("b => b.scrollIntoView({block: 'start'})")
+            button.click()
+            explorer = root.locator(".cs-explorer:visible")
+            page.wait_for_function(
+                "e => e.getAttribute('data-ready') === '1' && e.getAttribute('data-label-px')",
+                arg=explorer.element_handle(),
+            )
+            page.wait_for_timeout(200)
+            assert label_px(explorer) >= 10, stage
+            canvas_w = explorer.locator("canvas").evaluate("c => c.clientWidth")
+            drawn = boxes(explorer)
+            if "x" not in (explorer.get_attribute("data-scrolls") or ""):
+                cut = [b for b in drawn if b[2] < 0 or b[2] + b[4] > canvas_w + 1]
+                assert not cut, (stage, canvas_w, cut[:5])
+            shoot(page, f"lab_first_paint_{stage}")
+        press(page, explorer, "expand")
+        press(page, explorer, "fit")
+        assert label_px(explorer) >= 10
+        shoot(page, "lab_joint_expanded_fit")
+        assert page.errors == [] and page.dialogs == []
+    finally:
+        context.close()
