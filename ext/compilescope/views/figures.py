@@ -21,6 +21,7 @@ from ..model.capture import Capture
 from ..model.kernel_table import timed_kernels
 from ..model.partition import BudgetSweep
 from .figure_base import ShownFigure, label_text
+from .plain_charts import stage_rows
 
 _BLUE, _GREEN, _PURPLE, _GREY = "#6366f1", "#10b981", "#7c3aed", "#9ca3af"
 
@@ -37,53 +38,28 @@ def _figure(rows: int, title: str) -> tuple[Figure, Axes]:
 
 def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) -> Figure | None:
     """Each compile id's timed stages (torch's dynamo_timed events) on one time axis, down to
-    `max_depth` levels of nesting (torch's individual passes are deeper).
-
-    A stage run many times in one compile id (Inductor's autotuning of each kernel) is one row
-    of bars, "x16". Every compile id keeps its outermost rows; the deeper ones fill the rest of
-    `max_rows`, longest first (cutting the list at `max_rows` left out a GPT-2 step's last ids).
-    """
-    groups: dict[tuple, list] = {}
-    for i, c in enumerate(capture):
-        for s in c.stage_times:
-            if s.depth <= max_depth:
-                groups.setdefault((i, str(c.id), s.depth, s.name), []).append(s)
-    if not groups:
+    `max_depth` levels of nesting: the rows of `plain_charts.stage_rows`."""
+    rows = stage_rows(capture, max_rows, max_depth)
+    if not rows:
         return None
-    outer: dict[int, int] = {}
-    for i, _, depth, _ in groups:
-        outer[i] = min(outer.get(i, depth), depth)
-    kept = [k for k in groups if k[2] == outer[k[0]]]
-    deeper = [k for k in groups if k[2] > outer[k[0]]]
-    deeper.sort(key=lambda k: -sum(s.duration_us for s in groups[k]))
-    kept += deeper[: max(0, max_rows - len(kept))]
-    kept.sort(key=lambda k: (k[0], min(s.start_us for s in groups[k]), k[2]))
-    every = [s for k in kept for s in groups[k]]
+    every = [s for r in rows for s in r.runs]
     start = min(s.start_us for s in every)
     end = max(s.start_us + s.duration_us for s in every)
-    fig, ax = _figure(len(kept), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
-    for row, key in enumerate(kept):
-        runs, depth = groups[key], key[2]
-        alpha = 0.9 - 0.15 * min(depth, 4)
-        for s in runs:
+    fig, ax = _figure(len(rows), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
+    for row, r in enumerate(rows):
+        alpha = 0.9 - 0.15 * min(r.depth, 4)
+        for s in r.runs:
             ax.barh(
                 row, s.duration_us / 1e3, left=(s.start_us - start) / 1e3, color=_BLUE, alpha=alpha
             )
-        total = sum(s.duration_us for s in runs) / 1e3
-        last = max(s.start_us + s.duration_us for s in runs)
-        note = f"{total:.1f} ms" + (f" in {len(runs)} runs" if len(runs) > 1 else "")
+        total = sum(s.duration_us for s in r.runs) / 1e3
+        last = max(s.start_us + s.duration_us for s in r.runs)
+        note = f"{total:.1f} ms" + (f" in {len(r.runs)} runs" if len(r.runs) > 1 else "")
         ax.annotate(
             note, ((last - start) / 1e3, row),
             xytext=(3, 0), textcoords="offset points", va="center", fontsize=8, color="#444",
         )  # fmt: skip
-    labels = [
-        label_text(
-            f"{cid} " + "  " * depth + name + (f" x{len(groups[k])}" if len(groups[k]) > 1 else "")
-        )
-        for k in kept
-        for _, cid, depth, name in [k]
-    ]
-    ax.set_yticks(range(len(kept)), labels)
+    ax.set_yticks(range(len(rows)), [label_text(r.label) for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel("ms since the first stage began")
     return fig

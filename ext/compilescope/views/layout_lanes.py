@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is imported only where a graph has lanes (most have none): 20 MB
+    import numpy as np
 
 # In FX graphs a few hundred edges (an input or activation used thousands of layers apart) can
 # hold almost all the dummy vertices (20,000 nodes: 368 edges, 2.55 of 2.58 million dummies).
@@ -38,6 +41,8 @@ def assign_lanes(
     interleaves least, plus `body_cost[i, side]`: the body segments its two ends cross there.
     Greedy, longest first, then single moves while they help (a two-page book embedding).
     """
+    import numpy as np
+
     a, b = np.asarray(tops), np.asarray(bottoms)
     count = len(a)
     inter = (a[:, None] < a[None, :]) & (a[None, :] < b[:, None]) & (b[:, None] < b[None, :])
@@ -80,6 +85,8 @@ def body_crossings(
     and last stretch cross if its lane is on the left (column 0) or on the right (column 1).
     Going right from source u, it crosses every segment of that gap leaving a vertex right of u;
     coming back from the right to target v, every segment arriving right of v."""
+    import numpy as np
+
     out_left, in_left = [], []  # per layer: segments leaving / arriving left of each index
     for row in rows:
         outs, ins, o, n = [0], [0], 0, 0

@@ -110,8 +110,6 @@ def sweep_rows(sweep: BudgetSweep) -> list[list[str]]:
 
 def partition_html(capture: Capture, max_compiles: int = 8) -> str:
     """Script-free: per compile with a partition, the headline, saved tensors, and the sweep."""
-    from .figures import svg, sweep_figure  # matplotlib: imported on first use
-
     parts = []
     with_partition = [(c, p) for c in capture if (p := c.partition) is not None]
     for c, p in with_partition[:max_compiles]:
@@ -136,6 +134,8 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
             body += f"<p>recomputed in backward: {escape(', '.join(p.recomputed))}</p>"
         sweep = c.sweep()
         if sweep is not None:
+            from .figures import svg, sweep_figure  # matplotlib: only for a sweep to draw
+
             head = "".join(
                 f"<th>{h}</th>"
                 for h in ("partitioner", "budget", "activations", "saved", "recomputed", "FLOPs")

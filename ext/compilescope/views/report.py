@@ -3,12 +3,47 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from html import escape
 from pathlib import Path
 
 from ..model.capture import Capture
 from ..model.finding import Finding
 from .result_view import fallback_html, view_data
+from .static_files import static_text
+
+
+def report_parts(
+    capture: Capture,
+    title: str = "compilescope report",
+    before: Capture | None = None,
+    found: tuple[Finding, ...] | None = None,
+    script: str | None = None,
+    head: str = "",
+) -> Iterator[str]:
+    """The report page in pieces, to write one after another (no copy of the whole page).
+    `script`: where the page loads the view's bundle from (a file beside it, as a classic
+    script: Chromium refuses module scripts from file:// pages); None inlines it.
+    `head`: HTML put above the view (the way back to a report's index)."""
+    data = view_data(capture, before, found)
+    yield (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{escape(title)}</title><style>{static_text('compilescope.css')}</style></head>"
+        f"<body class='cs-report'>{head}<div id='cs-app'></div><noscript>"
+    )
+    # Brief for readers without scripts (a browser runs the view): graph pictures, texts and
+    # kernels were a third of a GPT-2 report's bytes, and all of them are in the view's data.
+    yield fallback_html(capture, data, found, brief=True)
+    yield "</noscript><script type='application/json' id='cs-data'>"
+    # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
+    yield json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+    if script is None:
+        # static/entry_report.js, bundled: draws into #cs-app from #cs-data (offline, no imports).
+        yield f"</script><script type='module'>{static_text('dist/report.js')}</script>"
+    else:
+        yield f"</script><script src='{escape(script)}'></script>"
+    yield "</body></html>"
 
 
 def report_html(
@@ -18,21 +53,7 @@ def report_html(
     found: tuple[Finding, ...] | None = None,
 ) -> str:
     """One offline HTML file: the interactive view inlined, the script-free view for no-JS readers."""
-    from .widget import static_text
-
-    data = view_data(capture, before, found)
-    # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
-    payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
-    return (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{escape(title)}</title><style>{static_text('compilescope.css')}</style></head>"
-        "<body class='cs-report'>"
-        f"<div id='cs-app'></div><noscript>{fallback_html(capture, data, found)}</noscript>"
-        f"<script type='application/json' id='cs-data'>{payload}</script>"
-        # static/entry_report.js, bundled: draws into #cs-app from #cs-data (offline, no imports).
-        f"<script type='module'>{static_text('dist/report.js')}</script></body></html>"
-    )
+    return "".join(report_parts(capture, title, before, found))
 
 
 def write_report(
@@ -41,9 +62,11 @@ def write_report(
     before: Capture | None = None,
     found: tuple[Finding, ...] | None = None,
 ) -> Path:
-    """Write `report_html` to `path` (UTF-8); returns the path."""
+    """Write `report_html` to `path` (UTF-8), piece by piece; returns the path."""
     path = Path(path)
-    path.write_text(report_html(capture, before=before, found=found), encoding="utf-8")
+    with path.open("w", encoding="utf-8") as out:
+        for part in report_parts(capture, before=before, found=found):
+            out.write(part)
     return path
 
 

@@ -28,9 +28,15 @@ def view_data(
     caller made them with torch's graph-break registry (else made here from its messages)."""
     data = capture_data(capture, before=before)
     data["findings"] = findings_data(found if found is not None else findings(capture))
-    from .figures import charts  # matplotlib: imported on first use
+    if capture.timings is None:  # a log: no times to chart, and no matplotlib to import
+        from .plain_charts import saved_chart, stage_chart
 
-    data["charts"] = charts(capture)
+        data["charts"] = {"stages": stage_chart(capture), "timings": "", "roofline": "",
+                          "memory": saved_chart(capture)}  # fmt: skip
+    else:
+        from .figures import charts  # matplotlib: imported on first use
+
+        data["charts"] = charts(capture)
     data["ranks_html"] = rank_report_html(capture)
     return data
 
@@ -44,21 +50,25 @@ def rank_report_html(capture: Capture) -> str:
     return ranks_html(capture.compare_ranks())
 
 
-def fallback_html(capture: Capture, data: dict, found: tuple[Finding, ...] | None = None) -> str:
+def fallback_html(
+    capture: Capture, data: dict, found: tuple[Finding, ...] | None = None, brief: bool = False
+) -> str:
     """Script-free HTML: the findings, the summary, SVG pictures of the main graphs, charts,
-    highlighted code."""
+    highlighted code; `brief`: the findings, the table of compile ids and the rank report."""
     found = found if found is not None else findings(capture)
-    parts = [findings_html(found), capture_html(capture), data.get("ranks_html", "")]
-    pictures = []
+    parts = [findings_html(found), capture_html(capture, not brief), data.get("ranks_html", "")]
+    if brief:
+        return "<div class='cs-fallback'>" + "".join(parts) + "</div>"
+    drawn = []
     for c in data["compiles"][:8]:
         for stage in c["stages"]:
             if stage["kind"] in _PICTURED:
                 svg = graph_svg(data["graphs"][stage["graph"]])
-                pictures.append(
+                drawn.append(
                     f"<details><summary>{escape(c['id'])} {escape(stage['label'])} "
                     f"({stage['nodes']} nodes), picture</summary>{svg}</details>"
                 )
-    parts.append("".join(pictures))
+    parts.append("".join(drawn))
     parts.append(partition_html(capture))
     for chart in data["charts"].values():
         if chart:

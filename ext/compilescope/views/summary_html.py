@@ -8,7 +8,6 @@ from ..common import SUMMARY_STAGES, human_bytes, milliseconds
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.timing import Sample
-from .math import math_html
 
 _STYLE = (
     "<style>.cs-sum{font-family:system-ui,sans-serif;font-size:13px}"
@@ -109,6 +108,8 @@ def _details(c: Compile) -> str:
                     f"<details><summary>{escape(head)}</summary><pre>{escape(k.source)}</pre></details>"
                 )
     if c.symbols or c.shape_guards:
+        from .math import math_html  # sympy: imported only for a compile with symbolic shapes
+
         rows = "".join(
             f"<tr><td>{math_html(s.name)}</td><td>{escape(s.source)}</td><td>{escape(s.value)}</td>"
             f"<td>{escape(s.range)}</td></tr>"
@@ -243,8 +244,9 @@ def kernel_rows_html(capture: Capture, top: int = 15) -> str:
     )
 
 
-def capture_html(capture: Capture) -> str:
-    """The capture as one HTML fragment; every string from the capture is escaped."""
+def capture_html(capture: Capture, details: bool = True) -> str:
+    """The capture as one HTML fragment; every string from the capture is escaped. Without
+    `details`, no compile's graphs, kernels and guards (the table of compile ids only)."""
     head = f"{len(capture.compiles)} compile ids on {devices(capture)}"
     if capture.torch_version:
         head += f", torch {capture.torch_version}"
@@ -286,7 +288,7 @@ def capture_html(capture: Capture) -> str:
         f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}{note_html}"
         f"{said}{compiles}"
         f"{timings_html(capture) if capture.timings else ''}"
-        f"{''.join(_details(c) for c in capture)}</div>"
+        f"{''.join(_details(c) for c in capture) if details else ''}</div>"
     )
 
 

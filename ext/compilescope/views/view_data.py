@@ -13,7 +13,6 @@ from ..model.finding import is_library
 from ..model.graph import Graph, Node
 from ..model.timing import RealSteps, achieved_rates
 from .explorer_data import explorer_payload
-from .math import math_html
 from .module_groups import infer_paths
 from .partition_view import partition_data
 
@@ -268,6 +267,28 @@ def _graph_timing(c: Compile, capture: Capture) -> dict | None:
     }
 
 
+def _symbols(c: Compile) -> list[dict]:
+    if not c.symbols:
+        return []
+    from .math import math_html  # sympy: imported only for a compile with symbolic shapes
+
+    return [
+        {"name": s.name, "math": math_html(s.name), "source": s.source, "value": s.value,
+         "range": s.range}
+        for s in c.symbols
+    ]  # fmt: skip
+
+
+def _shape_guards(c: Compile) -> list[dict]:
+    if not c.shape_guards:
+        return []
+    from .math import math_html
+
+    return [
+        {"expr": g.expr, "math": math_html(g.expr), "loc": _loc(g.location)} for g in c.shape_guards
+    ]
+
+
 def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
     """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
     kernels = _kernels(c, capture)
@@ -320,20 +341,8 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
         "activation_text": partition.activation_text() if partition else "",
         "partition": partition_data(c),
         "guards": c.guards,
-        "symbols": [
-            {
-                "name": s.name,
-                "math": math_html(s.name),
-                "source": s.source,
-                "value": s.value,
-                "range": s.range,
-            }
-            for s in c.symbols
-        ],
-        "shape_guards": [
-            {"expr": g.expr, "math": math_html(g.expr), "loc": _loc(g.location)}
-            for g in c.shape_guards
-        ],
+        "symbols": _symbols(c),
+        "shape_guards": _shape_guards(c),
         "stage_times": [
             {"name": s.name, "start": s.start_us, "dur": s.duration_us, "depth": s.depth}
             for s in c.stage_times

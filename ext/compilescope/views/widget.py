@@ -9,25 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import cache
-from importlib.resources import files
 
 import anywidget
 import traitlets
 
-_STATIC = files("compilescope").joinpath("static")
-
-
-@cache
-def static_text(name: str) -> str:
-    """A file of `static/`: "compilescope.css", or a bundle such as "dist/result.js".
-
-    The bundles are built from the ES modules in `static/` by `make js` (esbuild) and committed.
-    """
-    path = _STATIC
-    for part in name.split("/"):
-        path = path.joinpath(part)
-    return path.read_text("utf-8")
+from .static_files import static_text as static_text  # where the report reads them too
 
 
 def _dumps(data: dict) -> str:
