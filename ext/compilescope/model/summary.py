@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..common import SUMMARY_STAGES, human_bytes, short_path
+from ..common import SUMMARY_STAGES, human_bytes
 from .breaks import reason_line
 from .compile import FALLBACK_STATUS
 from .held_memory import held_text, input_names
@@ -48,11 +48,8 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
     return "  ".join(bits[:1]) + ("  |  " + "  |  ".join(bits[1:]) if bits[1:] else "")
 
 
-def _at(brk: GraphBreak | Fallback) -> str:
-    loc = brk.location
-    if loc and brk.cell is not None:
-        return f" at cell [{brk.cell}] line {loc.line}"
-    return f" at {short_path(loc.file)}:{loc.line}" if loc else ""
+def _at(brk: GraphBreak | Fallback, cells: dict[str, int]) -> str:
+    return f" at {brk.location.label(cells)}" if brk.location else ""
 
 
 def _break_counts(capture: Capture) -> str:
@@ -78,9 +75,9 @@ def summarize(capture: Capture) -> str:
     for c in capture.compiles:
         lines.append(_compile_line(c, capture.cells))
         for brk in c.graph_breaks:
-            lines.append(f"{'':10}graph break{_at(brk)}: {reason_line(brk.reason)}")
+            lines.append(f"{'':10}graph break{_at(brk, capture.cells)}: {reason_line(brk.reason)}")
         for fb in c.fallbacks:  # not a break: Dynamo left code to eager there (model/breaks.py)
-            lines.append(f"{'':10}{fb.what}{_at(fb)}: {reason_line(fb.cause)}")
+            lines.append(f"{'':10}{fb.what}{_at(fb, capture.cells)}: {reason_line(fb.cause)}")
         split = c.ddp_split
         if split is not None:
             parts = ", ".join(
@@ -171,6 +168,15 @@ def real_steps_lines(real: RealSteps) -> list[str]:
             f"{real.outside_graphs_s * ms:.3f} ms, between kernels {real.between_s * ms:.3f} ms"
             f"{busy}"
         )
+    parts = []
+    if real.optimizer_s:
+        parts.append(f"eager optimizer steps {real.optimizer_s * ms:.3f} ms")
+    for gap in sorted(real.gaps, key=lambda g: -g.seconds)[:3]:
+        parts.append(
+            f"between graphs {gap.before} -> {gap.after} ({gap.role}) {gap.seconds * ms:.3f} ms"
+        )
+    if parts:
+        lines.append(f"{'':10}of which: {'; '.join(parts)}")
     if real.note:
         lines.append(f"{'':10}{real.note}")
     return lines
