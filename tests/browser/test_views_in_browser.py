@@ -282,12 +282,8 @@ def test_a_long_frame_label_wraps_between_words_and_keeps_its_cell_line_whole(
 def test_the_compile_tables_frame_stays_on_one_line_in_a_narrow_output(page, loaded, tmp_path):
     # A frame in a notebook cell reads "cell [12]": a narrow output must not break it in two.
     capture = loaded("gpt2")
-    compiles = tuple(
-        dataclasses.replace(c, frame=dataclasses.replace(c.frame, cell=12)) for c in capture
-    )
-    path = compilescope.to_html(
-        dataclasses.replace(capture, compiles=compiles), tmp_path / "n.html"
-    )
+    cells = {c.frame.file: 12 for c in capture}
+    path = compilescope.to_html(dataclasses.replace(capture, cells=cells), tmp_path / "n.html")
     page.set_viewport_size({"width": 480, "height": 900})
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)

@@ -29,7 +29,7 @@ def test_names_are_written_back_and_result_returned(ip, run):
     assert c.frame.function == "__compile_fx_cell__"
     # The frame is the cell itself: its file is the one IPython registered for this cell.
     assert linecache.getline(c.frame.file, 2).strip() == "y = x.sin() * 2"
-    assert c.frame.cell == ip.execution_count - 1  # IPython counts on after each cell
+    assert cap.cells[c.frame.file] == ip.execution_count - 1  # IPython counts on after each cell
     assert c.graph("aot_inference_graph").op_count >= 3
 
 
@@ -48,9 +48,10 @@ def test_graph_break_is_shown_with_its_cell_line(ip, run):
     ((_, brk),) = cap.graph_breaks
     assert brk.location.line == 3  # the cell's own numbering: line 1 is the %%compile_fx line
     assert linecache.getline(brk.location.file, 3).strip() == "print('breaks the graph')"
-    assert brk.cell == ip.execution_count - 1
+    assert cap.cells[brk.location.file] == ip.execution_count - 1
     assert "print" in brk.reason
-    assert f"cell [{brk.cell}] line 3" in cap.summary()
+    assert f"cell [{ip.execution_count - 1}] line 3" in cap.summary()
+    assert brk.location.label(cap.cells) == f"cell [{ip.execution_count - 1}] line 3"
 
 
 def test_backward_in_the_cell_is_captured(ip, run):

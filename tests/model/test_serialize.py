@@ -47,3 +47,23 @@ def test_unknown_fields_of_a_newer_writer_are_ignored(loaded):
     data = loaded("plain_function").to_dict()
     data["compiles"][0]["future_field"] = {"x": 1}
     assert Capture.from_json(json.dumps(data)) == loaded("plain_function")
+
+
+def test_a_capture_saved_with_cell_numbers_on_frames_and_breaks_still_reads_them(loaded):
+    # Before a cell's number was kept once (`cells`, by file), each frame wrote `cell` and
+    # `cell_line`, and each graph break `cell`: such a file reads the same as before.
+    cap = loaded("graph_break")
+    data = cap.to_dict()
+    c = next(c for c in data["compiles"] if c.get("graph_breaks"))
+    frame_file, break_file = c["frame"]["file"], c["graph_breaks"][0]["location"]["file"]
+    c["frame"] |= {"cell": 5, "cell_line": c["frame"]["line"]}
+    c["graph_breaks"][0]["cell"] = 6 if break_file != frame_file else 5
+    jsonschema.validate(data, json_schema())  # the old shape is still valid
+    old = Capture.from_json(json.dumps(data))
+    assert old.cells == {frame_file: 5, break_file: c["graph_breaks"][0]["cell"]}
+    assert f"cell [{old.cells[break_file]}] line" in old.summary()
+    assert "cell [5] line" in old.summary()
+    # Written again, the numbers are in `cells` only.
+    again = json.loads(old.to_json())
+    assert again["cells"] == old.cells and "cell" not in again["compiles"][0]["frame"]
+    assert Capture.from_json(old.to_json()) == old

@@ -36,11 +36,11 @@ def test_a_library_frame_is_named_with_the_users_line_that_led_into_it():
     # transformers wraps a model's forward (utils/deprecation.py's `wrapped_func`): the compile
     # table named only that; now also the user's line, as for a frame inside torch.
     from compilescope.model.compile import Frame
-    from compilescope.model.graph import SourceLoc
+    from compilescope.model.place import Place
 
     lib = "/venv/lib/python3.11/site-packages/transformers/utils/deprecation.py"
-    user = SourceLoc(file="/home/me/train.py", line=31, function="<module>")
-    stack = (user, SourceLoc(file=lib, line=172, function="wrapped_func"))
+    user = Place(file="/home/me/train.py", line=31, function="<module>")
+    stack = (user, Place(file=lib, line=172, function="wrapped_func"))
     frame = Frame(function="wrapped_func", file=lib, line=121, stack=stack)
     assert frame.label() == "wrapped_func (utils/deprecation.py:121) called at me/train.py:31"
     assert frame.label({"/home/me/train.py": 4}).endswith("called at cell [4] line 31")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from compilescope.model.compile import GraphBreak
-from compilescope.model.graph import SourceLoc
+from compilescope.model.place import Place
 from compilescope.views.summary_html import CaptureView, capture_html
 
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(2)>', "javascript:alert(3)"]
@@ -15,7 +15,7 @@ def test_hostile_strings_are_escaped(loaded):
     cap = loaded("graph_break")
     first = cap.compiles[0]
     evil = GraphBreak(
-        " ".join(HOSTILE), SourceLoc(HOSTILE[1], 3, HOSTILE[0], HOSTILE[2]), text=HOSTILE[0]
+        " ".join(HOSTILE), Place(HOSTILE[1], 3, HOSTILE[0], HOSTILE[2]), text=HOSTILE[0]
     )
     frame = replace(first.frame, function=HOSTILE[0], file=HOSTILE[1])
     cap = replace(

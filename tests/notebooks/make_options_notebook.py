@@ -15,7 +15,10 @@ CELLS = [
         "graph-break",
         "%%compile_fx --backend aot_eager --out c_break\na = x.relu()\nprint('a print breaks the graph')\nb = a * 2",
     ),
-    ("break-line", "brk = c_break.graph_breaks[0][1]\nprint(brk.cell, brk.location.line)"),
+    (
+        "break-line",
+        "brk = c_break.graph_breaks[0][1]\nprint(c_break.cells[brk.location.file], brk.location.line)",
+    ),
     ("backward", "%%compile_fx --backend aot_eager --backward --out c_bw\nw.exp() * 2"),
     (
         "backward-check",

@@ -167,7 +167,9 @@ class CaptureSession:
         if rank is not None:  # torch puts the rank in each record; the world size it does not
             capture = replace(capture, ranks=(rank,), world_size=world_size)
         sources, cells = self._cell_sources(capture)
-        capture = replace(capture, sources=sources, cells=cells)
+        # The builder knows the cells of the frames and breaks; these add the cells of kernels'
+        # lines and of the callers of torch's frames.
+        capture = replace(capture, sources=sources, cells={**capture.cells, **cells})
         capture = with_autotune_choices(with_triton_ir(capture, self._started))
         capture = with_autotune_records(capture, self._autotune)
         capture = with_partition_labs(capture, self.joints)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..common import OWN_HOOK_REASON
-from .graph import SourceLoc
+from .place import Place
 
 FallbackScope = Literal["frame", "rest"]
 
@@ -68,10 +68,9 @@ class _BreakMessage:
     """One of Dynamo's graph-break messages, at the user line it names."""
 
     reason: str
-    location: SourceLoc | None = None
-    user_stack: tuple[SourceLoc, ...] = ()
+    location: Place | None = None
+    user_stack: tuple[Place, ...] = ()
     text: str = ""  # torch's full message
-    cell: int | None = None  # the notebook cell of `location`, when it is one
 
     @property
     def at_own_hook(self) -> bool:
@@ -108,13 +107,12 @@ class Fallback(_BreakMessage):
 
 def break_message(
     reason: str,
-    location: SourceLoc | None = None,
-    user_stack: tuple[SourceLoc, ...] = (),
+    location: Place | None = None,
+    user_stack: tuple[Place, ...] = (),
     text: str = "",
-    cell: int | None = None,
 ) -> GraphBreak | Fallback:
     """The record one of Dynamo's messages makes: a GraphBreak, or a Fallback by its words."""
     scope = fallback_scope(reason)
     if scope is None:
-        return GraphBreak(reason, location, user_stack, text, cell)
-    return Fallback(reason, location, user_stack, text, cell, scope)
+        return GraphBreak(reason, location, user_stack, text)
+    return Fallback(reason, location, user_stack, text, scope)

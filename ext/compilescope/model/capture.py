@@ -140,7 +140,7 @@ class Capture:
                 f"({serialize.VERSION}); upgrade compilescope"
             )
         body = {k: v for k, v in data.items() if k not in ("format", "version")}
-        return cast(Capture, serialize.decode(cls, body))
+        return cast(Capture, serialize.decode(cls, _cells_kept_once(body)))
 
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:
@@ -168,6 +168,32 @@ class Capture:
         # IPython's rich display, as anywidget objects have it: a notebook shows the widget
         # that %%compile_fx shows (with its script-free HTML); a terminal prints repr.
         return _drawing().bundle(self, include, exclude)
+
+
+def _cells_kept_once(body: dict[str, Any]) -> dict[str, Any]:
+    """A capture saved before the cell numbers were kept once (`cells`, by file) wrote them on
+    each frame (`cell`, `cell_line`) and each graph break and fallback (`cell`): read into
+    `cells`, where the capture keeps them now."""
+    cells = body.get("cells")
+    found: dict[str, int] = {}
+    for c in body.get("compiles") or ():
+        if not isinstance(c, dict):
+            continue
+        frame = c.get("frame")
+        records = [frame] if isinstance(frame, dict) else []
+        for key in ("graph_breaks", "fallbacks"):
+            records += [
+                {**b, "file": b["location"].get("file")}
+                for b in c.get(key) or ()
+                if isinstance(b, dict) and isinstance(b.get("location"), dict)
+            ]
+        for record in records:
+            file, number = record.get("file"), record.get("cell")
+            if isinstance(file, str) and isinstance(number, int):
+                found.setdefault(file, number)
+    if not found or not isinstance(cells, (dict, type(None))):
+        return body
+    return {**body, "cells": {**found, **(cells or {})}}
 
 
 class Drawing(Protocol):

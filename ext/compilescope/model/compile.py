@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..common import KIND_ALIASES, OWN_HOOK_REASON, short_path
+from ..common import KIND_ALIASES, OWN_HOOK_REASON
 from .breaks import Fallback, break_message, fallback_scope
 from .breaks import GraphBreak as GraphBreak  # defined here before breaks.py: still importable
 from .compile_id import CompileId
 from .finding import is_library
-from .graph import Graph, SourceLoc
+from .graph import Graph
 from .held_memory import HeldMemory
 from .kernel import Kernel, OutputCode
 from .partition import (
@@ -24,6 +25,7 @@ from .partition import (
     partition_between,
     sweep_from,
 )
+from .place import Place
 
 if TYPE_CHECKING:
     from .ddp import DdpSplit
@@ -31,14 +33,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Frame:
-    """The Python frame Dynamo compiled, and where it sits in a notebook when it is a cell."""
+    """The Python frame Dynamo compiled: its first line, and the user's stack that led there.
+    (A notebook cell's number is the capture's, by file: `Capture.cells`.)"""
 
     function: str = ""
     file: str = ""
     line: int = 0
-    cell: int | None = None  # execution count of the notebook cell, when known
-    cell_line: int | None = None
-    stack: tuple[SourceLoc, ...] = ()  # the user's stack that triggered the compile
+    stack: tuple[Place, ...] = ()  # the user's stack that triggered the compile
+
+    @property
+    def place(self) -> Place:
+        """The frame's first line (a cell's lines count from 1, as a file's)."""
+        return Place(self.file, self.line, self.function)
 
     @property
     def in_torch(self) -> bool:
@@ -49,7 +55,7 @@ class Frame:
             f"{d}/torch/" in path for d in ("site-packages", "dist-packages")
         )
 
-    def caller(self) -> SourceLoc | None:
+    def caller(self) -> Place | None:
         """The innermost line of the stack outside installed packages, the standard library and
         compilescope (whose `capture()` and magic make the call for the user, in IPython's
         run_cell): where the user's code made the call."""
@@ -58,26 +64,22 @@ class Frame:
                 return loc
         return None
 
-    def label(self, cells: dict[str, int] | None = None) -> str:
-        """How to name this frame to a person: its function and line, the notebook cell it is,
-        or, for a frame inside torch or another installed library, the user's line that led
-        into it ("wrapped_func (utils/deprecation.py:121) called at cell [2] line 3")."""
-        if self.cell is not None:
-            return f"{self.function} (cell [{self.cell}] line {self.cell_line})"
+    def label(self, cells: Mapping[str, int] | None = None) -> str:
+        """How to name this frame to a person: its function and line, or the notebook cell's
+        line it is (`cells`: the capture's cell numbers by file), or, for a frame inside torch
+        or another installed library, the user's line that led into it ("wrapped_func
+        (utils/deprecation.py:121) called at cell [2] line 3")."""
+        own = f"{self.function} ({self.place.label(cells)})"
+        if self.place.cell_in(cells) is not None:
+            return own
         if not self.function:
             return ""
-        own = f"{self.function} ({short_path(self.file)}:{self.line})"
         if not (self.in_torch or is_library(self.file)):
             return own
         caller = self.caller()
         if caller is None:
             return own
-        cell = (cells or {}).get(caller.file)
-        where = (
-            f"cell [{cell}] line {caller.line}"
-            if cell is not None
-            else f"{short_path(caller.file)}:{caller.line}"
-        )
+        where = caller.label(cells)
         if self.in_torch:
             what = "compiled module" if self.function == "inner" else f"torch's {self.function}"
             return f"{what} called at {where}"
@@ -96,7 +98,7 @@ class Symbol:
     source: str = ""
     value: str = ""
     range: str = ""
-    location: SourceLoc | None = None
+    location: Place | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ class ShapeGuard:
     """A guard on symbolic sizes, as the sympy expression torch printed."""
 
     expr: str
-    location: SourceLoc | None = None
+    location: Place | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ class Compile:
     def __post_init__(self) -> None:
         # A capture saved before fallbacks had their own field holds them among the breaks.
         if any(fallback_scope(b.reason) for b in self.graph_breaks):
-            records = [break_message(b.reason, b.location, b.user_stack, b.text, b.cell)
+            records = [break_message(b.reason, b.location, b.user_stack, b.text)
                        for b in self.graph_breaks]  # fmt: skip
             breaks = tuple(r for r in records if isinstance(r, GraphBreak))
             fallbacks = tuple(r for r in records if isinstance(r, Fallback))

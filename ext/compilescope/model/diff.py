@@ -139,14 +139,14 @@ class CaptureDiff:
         return self.summary()
 
 
-def _break_key(cid: str, compile_: Compile) -> list[str]:
+def _break_key(cid: str, compile_: Compile, cells: dict[str, int]) -> list[str]:
     out = []
     for brk in compile_.graph_breaks:
         # A notebook cell's file name changes at every run (<ipython-input-N-hash>), so the
         # same code re-run in another cell is matched by its line in the cell, not its file.
         if brk.location is None:
             where = "?"
-        elif brk.cell is not None:
+        elif brk.location.cell_in(cells) is not None:
             where = f"cell line {brk.location.line}"
         else:
             where = f"{brk.location.file}:{brk.location.line}"
@@ -157,8 +157,8 @@ def _break_key(cid: str, compile_: Compile) -> list[str]:
 def diff(before: Capture, after: Capture) -> CaptureDiff:
     """Compare two captures (two runs, or two ranks: `diff(cap.rank(0), cap.rank(1))`)."""
     a, b = _by_match_key(before), _by_match_key(after)
-    breaks_a = [k for c in a.values() for k in _break_key(_label(c), c)]
-    breaks_b = [k for c in b.values() for k in _break_key(_label(c), c)]
+    breaks_a = [k for c in a.values() for k in _break_key(_label(c), c, before.cells)]
+    breaks_b = [k for c in b.values() for k in _break_key(_label(c), c, after.cells)]
     from .ranks import collectives_in
 
     graphs, kernels, times, runtimes, collectives = [], [], [], [], []

@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..common import short_path
+from .place import Place
 
 # The kinds of finding, in the order the issue lists them.
 KINDS = (
@@ -40,22 +40,6 @@ _LIBRARY = re.compile(
 def is_library(path: str) -> bool:
     """A file of installed or standard-library code (not what the user wrote)."""
     return bool(_LIBRARY.search(path.replace("\\", "/")))
-
-
-@dataclass(frozen=True)
-class Place:
-    """A line of code: a file's line, or, in a notebook, cell `cell`'s line `line`."""
-
-    file: str
-    line: int
-    function: str = ""
-    code: str = ""
-    cell: int | None = None
-
-    def label(self) -> str:
-        if self.cell is not None:
-            return f"cell [{self.cell}] line {self.line}"
-        return f"{short_path(self.file)}:{self.line}"
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ from typing import Any
 from ..common import human_bytes
 from .capture import Capture
 from .compile import Compile
-from .finding import Cost, Finding, Fix, Place, Setting
+from .finding import Cost, Finding, Fix, Setting
 from .findings_places import frame_of, frame_places, place, user_loc
 from .kernel_table import kernel_rows
+from .place import Place
 
 # Library calls Inductor makes on purpose (BLAS, cuDNN): max-autotune can race its own
 # templates against them on a GPU.

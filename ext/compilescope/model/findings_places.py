@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .capture import Capture
 from .compile import Compile, Frame
-from .finding import Place, is_library
-from .graph import SourceLoc
+from .finding import is_library
+from .place import Place
 
 
-def place(loc: SourceLoc, capture: Capture, code: str = "") -> Place:
-    """A SourceLoc as a Place: its notebook cell when it is one, its code when known."""
-    return Place(
-        loc.file,
-        loc.line,
-        loc.function,
-        (loc.code or code or source_line(capture, loc.file, loc.line)).strip(),
-        capture.cells.get(loc.file),
+def place(loc: Place, capture: Capture, code: str = "") -> Place:
+    """A place handed out of the capture: with its notebook cell when it is one (it then reads
+    the same without the capture), its code when known."""
+    return replace(
+        loc,
+        code=(loc.code or code or source_line(capture, loc.file, loc.line)).strip(),
+        cell=loc.cell_in(capture.cells),
     )
 
 
@@ -31,7 +31,7 @@ def source_line(capture: Capture, file: str, line: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def user_loc(stack: Sequence[SourceLoc]) -> SourceLoc | None:
+def user_loc(stack: Sequence[Place]) -> Place | None:
     """The innermost entry of a stack that is the user's own code."""
     for loc in reversed(stack):
         if loc.file and not is_library(loc.file):
@@ -40,7 +40,7 @@ def user_loc(stack: Sequence[SourceLoc]) -> SourceLoc | None:
 
 
 def split_places(
-    location: SourceLoc | None, stack: Sequence[SourceLoc], capture: Capture
+    location: Place | None, stack: Sequence[Place], capture: Capture
 ) -> tuple[Place | None, Place | None]:
     """(the user's line, the library line) for something that happened at `location` with the
     user stack `stack`; the library line is None when `location` is the user's own."""
@@ -62,12 +62,10 @@ def frame_places(frame: Frame, capture: Capture) -> tuple[Place | None, Place | 
     the user's; else the user's line in the stack that called into it."""
     if not frame.file:
         return None, None
-    loc = SourceLoc(frame.file, frame.line, frame.function)
-    if frame.cell is not None:
-        return Place(
-            frame.file, frame.cell_line or frame.line, frame.function, "", frame.cell
-        ), None
-    return split_places(loc, frame.stack, capture)
+    cell = frame.place.cell_in(capture.cells)
+    if cell is not None:  # the frame is the cell's own code
+        return replace(frame.place, cell=cell), None
+    return split_places(frame.place, frame.stack, capture)
 
 
 def frame_of(capture: Capture, compile_: Compile) -> Frame:

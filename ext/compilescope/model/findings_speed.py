@@ -8,9 +8,10 @@ cause below `SHOWN_SHARE` of the step is not a finding.
 from __future__ import annotations
 
 from .capture import Capture
-from .finding import Cost, Finding, Fix, Place, Setting
+from .finding import Cost, Finding, Fix, Setting
 from .findings_perf import op_of
 from .kernel_table import kernel_rows
+from .place import Place
 from .timing import OptimizerSeen, RealSteps
 
 SHOWN_SHARE = 0.10

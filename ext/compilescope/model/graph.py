@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .place import Place
+
 # `f32[4, 8][8, 1]cpu`, `bf16[s0, 64][64, 1]cuda:0`; sizes may be sympy expressions.
 _TENSOR = re.compile(r"([a-z]+[0-9a-z]*)\[([^\]]*)\]\[([^\]]*)\]([a-z]+(?::\d+)?)")
 
@@ -72,19 +74,6 @@ def _split_dims(text: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class SourceLoc:
-    """A line of user code, as torch records it in `# File: path:line in fn, code: ...`."""
-
-    file: str
-    line: int
-    function: str = ""
-    code: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
-
-
-@dataclass(frozen=True)
 class Node:
     """One FX node. `inputs` are the names of the nodes it reads: the graph's edges."""
 
@@ -95,7 +84,7 @@ class Node:
     args_text: str = ""
     tensors: tuple[TensorMeta, ...] = ()
     type_text: str = ""  # the printed annotation, e.g. "f32[4, 8][8, 1]cpu" or "Sym(s0)"
-    source: SourceLoc | None = None
+    source: Place | None = None
     module_path: str | None = None
     note: str = ""  # torch's trailing comment, e.g. "SavedForBackwardsAOTOutput(idx=0)"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .graph import SourceLoc
+from .place import Place
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Kernel:
     fused_nodes: tuple[str, ...] = ()  # post-grad nodes it computes (Inductor provenance)
     origin_nodes: tuple[str, ...] = ()  # "Topologically Sorted Source Nodes" comment
     aten_ops: tuple[str, ...] = ()  # "Original ATen" comment
-    source_lines: tuple[SourceLoc, ...] = ()  # user lines, from provenance stack traces
+    source_lines: tuple[Place, ...] = ()  # user lines, from provenance stack traces
     # Inductor's estimate of the bytes one call reads and writes (`kernel_num_gb` in a Triton
     # kernel's inductor_meta, written when config.benchmark_kernel is on); None when unknown.
     bytes_moved: float | None = None

@@ -8,7 +8,6 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..common import short_path
 from .capture import Capture
 from .compile import Compile
 from .graph import Node
@@ -174,12 +173,7 @@ def _line(nodes: list[Node], kernel: Kernel, capture: Capture) -> tuple[str, str
         loc, others = kernel.source_lines[-1], 0
     else:
         return "", ""
-    cell = capture.cells.get(loc.file)
-    where = (
-        f"cell [{cell}] line {loc.line}"
-        if cell is not None
-        else f"{short_path(loc.file)}:{loc.line}"
-    )
+    where = loc.label(capture.cells)
     if others:
         where += f" (+{others} more line{'s' if others > 1 else ''})"
     return where, loc.code.strip()

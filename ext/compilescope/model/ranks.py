@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 
 from ..common import GRAPH_KINDS
 from .compile import Compile
-from .graph import Graph, SourceLoc
+from .graph import Graph
+from .place import Place
 
 # Collective ops as graphs print them: `torch.ops._c10d_functional.all_reduce.default`, the
 # older `c10d_functional`, the autograd-aware `_c10d_functional_autograd`, traced c10d
@@ -159,7 +160,7 @@ def rank_compile(compile_: Compile) -> RankCompile:
     )
 
 
-def _user_frame(location: SourceLoc | None, stack: tuple[SourceLoc, ...]) -> str:
+def _user_frame(location: Place | None, stack: tuple[Place, ...]) -> str:
     """`model.py:12 in forward`: the user's line of a break, with its function when known."""
     if location is None:
         return ""

@@ -6,7 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .finding import Fix, Place, Setting, TorchText
+from .finding import Fix, Setting, TorchText
+from .place import Place
 
 # A registry as trace/graph_break_registry.py reads it: "GB0291" -> versions, newest first.
 Registry = Mapping[str, list[dict[str, Any]]]

@@ -13,8 +13,9 @@ from ..model.breaks import Fallback, GraphBreak, break_message
 from ..model.capture import Capture, Skipped
 from ..model.compile import CacheEvent, Compile, Frame, ShapeGuard, StageTime, Symbol
 from ..model.compile_id import CompileId
-from ..model.graph import Graph, SourceLoc
+from ..model.graph import Graph
 from ..model.kernel import OutputCode
+from ..model.place import Place
 from .events import Event, SkipCounter
 from .graph_text import parse_graph_nodes
 from .notebook_cells import ipython_cell
@@ -88,6 +89,7 @@ class CaptureBuilder:
     ) -> None:
         self.strings: dict[int, str] = dict(strings or {})
         self.cell_resolver = cell_resolver or ipython_cell
+        self.cells: dict[str, int] = {}  # the notebook cells of the frames and breaks, by file
         self.drafts: dict[CompileId, _Draft] = {}
         self.torch_version = ""
         self.ranks: set[int] = set()
@@ -140,14 +142,14 @@ class CaptureBuilder:
         return draft
 
     # --- handlers ------------------------------------------------------------------------------
-    def _loc(self, frame: dict[str, Any]) -> SourceLoc:
+    def _loc(self, frame: dict[str, Any]) -> Place:
         filename = frame.get("filename")
         file = (
             self.strings.get(filename, f"<file {filename}>")
             if isinstance(filename, int)
             else str(filename)
         )
-        return SourceLoc(
+        return Place(
             file,
             int(frame.get("line") or 0),
             str(frame.get("name", "")),
@@ -159,11 +161,12 @@ class CaptureBuilder:
         if not stack:
             return
         top = stack[-1]
-        cell = self.cell_resolver(top.file)
-        # The compiled frame's line is its first line; a cell's lines count from 1.
-        draft.frame = Frame(
-            top.function, top.file, top.line, cell, top.line if cell else None, stack
-        )
+        self._note_cell(top.file)
+        draft.frame = Frame(top.function, top.file, top.line, stack)
+
+    def _note_cell(self, file: str) -> None:
+        if file not in self.cells and (number := self.cell_resolver(file)) is not None:
+            self.cells[file] = number
 
     def _graph(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
@@ -188,28 +191,29 @@ class CaptureBuilder:
     def _graph_break(self, draft: _Draft, event: Event) -> None:
         text = event.payload or ""
         at = _BREAK_AT.search(text)
-        location = SourceLoc(at.group(1), int(at.group(2))) if at else None
+        location = Place(at.group(1), int(at.group(2))) if at else None
         reason = text
         if "Graph Break Reason:" in reason:
             reason = reason.split("Graph Break Reason:", 1)[1]
         for heading in _STACK_HEADINGS:
             reason = reason.split(heading, 1)[0]
         reason = reason.strip()
-        user_stack: tuple[SourceLoc, ...] = ()
+        user_stack: tuple[Place, ...] = ()
         stack_at = next((h for h in _STACK_HEADINGS if h in text), None)
         if stack_at is not None:
             tail = text.split(stack_at, 1)[1].split("Traceback (most recent", 1)[0]
             user_stack = tuple(
-                SourceLoc(f, int(n), fn.strip(), code.strip())
+                Place(f, int(n), fn.strip(), code.strip())
                 for f, n, fn, code in re.findall(
                     r'File "([^"]*)", line (\d+), in (.*)\n\s*(.*)', tail
                 )
             )
         if location is None and user_stack:  # convert_frame.py's message names no line
-            location = SourceLoc(user_stack[-1].file, user_stack[-1].line)
-        cell = self.cell_resolver(location.file) if location else None
+            location = Place(user_stack[-1].file, user_stack[-1].line)
+        if location:
+            self._note_cell(location.file)
         # Dynamo logs its fallbacks to eager under the same event name as its breaks.
-        record = break_message(reason, location, user_stack, text, cell)
+        record = break_message(reason, location, user_stack, text)
         if isinstance(record, Fallback):
             draft.fallbacks.append(record)
         else:
@@ -342,6 +346,7 @@ class CaptureBuilder:
             ranks=tuple(sorted(self.ranks)),
             skipped=skipped,
             global_artifacts=tuple(self.global_artifacts),
+            cells=dict(self.cells),
         )
 
 

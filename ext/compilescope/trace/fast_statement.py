@@ -6,7 +6,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from ..model.graph import Node, SourceLoc, TensorMeta
+from ..model.graph import Node, TensorMeta
+from ..model.place import Place
 
 # `    name: "f32[8][1]cpu" = torch.ops.aten.sin.default(x);  x = None` (print_readable's form).
 _ASSIGN = re.compile(r'^\s*([A-Za-z_]\w*)(?:: "([^"\\]*)")? = (.*)$')
@@ -28,7 +29,7 @@ def tensors_of(type_text: str) -> tuple[TensorMeta, ...]:
 def fast_node(
     line: str,
     known: set[str],
-    source: SourceLoc | None,
+    source: Place | None,
     module_roots: frozenset[str] | set[str],
     module_path: Callable[[str], str | None],
 ) -> Node | None:

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import cast
 
-from ..model.graph import Node, SourceLoc
+from ..model.graph import Node
+from ..model.place import Place
 from .fast_statement import fast_node, tensors_of
 
 # `# File: /path/x.py:7 in forward, code: y = self.lin(x).relu()`
@@ -137,7 +138,7 @@ def _add_statement(
     nodes: list[Node],
     known: set[str],
     lines: list[str],
-    sources: Mapping[int, SourceLoc | None],
+    sources: Mapping[int, Place | None],
 ) -> None:
     """What one statement of forward adds to `nodes` (in place)."""
     flattened = _flattened_inputs(stmt)
@@ -209,17 +210,17 @@ def _find_forward(tree: ast.Module) -> ast.FunctionDef | None:
     return None
 
 
-def _source_by_line(lines: list[str]) -> dict[int, SourceLoc | None]:
+def _source_by_line(lines: list[str]) -> dict[int, Place | None]:
     """For each 1-based line, the `# File:` comment above it (None after 'No stacktrace')."""
-    current: SourceLoc | None = None
-    by_line: dict[int, SourceLoc | None] = {}
+    current: Place | None = None
+    by_line: dict[int, Place | None] = {}
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped.startswith("#"):
             match = _FILE.search(stripped)
             if match:
                 file, lineno, function, code = match.groups()
-                current = SourceLoc(file, int(lineno), function.strip(), (code or "").strip())
+                current = Place(file, int(lineno), function.strip(), (code or "").strip())
             elif "No stacktrace found" in stripped:
                 current = None
         elif not stripped:
@@ -229,7 +230,7 @@ def _source_by_line(lines: list[str]) -> dict[int, SourceLoc | None]:
 
 
 def _statement_node(
-    stmt: ast.stmt, lines: list[str], sources: Mapping[int, SourceLoc | None], known: set[str]
+    stmt: ast.stmt, lines: list[str], sources: Mapping[int, Place | None], known: set[str]
 ) -> Node | None:
     source = sources.get(stmt.lineno)
     if isinstance(stmt, ast.Return):

@@ -8,9 +8,9 @@ from collections import Counter
 from functools import partial
 from typing import Any, cast
 
-from ..model.graph import SourceLoc
 from ..model.kernel import Kernel, OutputCode
 from ..model.lazy import LazyTuple
+from ..model.place import Place
 
 # `name = async_compile.triton('name', '''...` / `name = async_compile.cpp_pybinding([...], r'''`
 _DEFINITION = re.compile(r"^(\w+) = async_compile\.(\w+)\(", re.MULTILINE)
@@ -130,7 +130,7 @@ def with_provenance(code: OutputCode, node_mappings: object, stack_traces: objec
                 for handle, nodes in mapping.items():
                     if isinstance(nodes, list):
                         fused.setdefault(_kernel_name(handle), []).extend(map(str, nodes))
-    lines: dict[str, list[SourceLoc]] = {}
+    lines: dict[str, list[Place]] = {}
     if isinstance(stack_traces, dict):
         for handle, traces in stack_traces.items():
             if isinstance(traces, list):
@@ -157,9 +157,9 @@ def _kernel_name(handle: str) -> str:
     return handle.rsplit(":", 1)[0] if handle.rsplit(":", 1)[-1].isdigit() else handle
 
 
-def _frames(trace: str) -> list[SourceLoc]:
+def _frames(trace: str) -> list[Place]:
     return [
-        SourceLoc(file, int(line), function.strip(), code.strip())
+        Place(file, int(line), function.strip(), code.strip())
         for file, line, function, code in _STACK_FRAME.findall(trace)
     ]
 

@@ -7,6 +7,7 @@ from html import escape
 from ..common import SUMMARY_STAGES, human_bytes, milliseconds
 from ..model.capture import Capture
 from ..model.compile import Compile
+from ..model.place import Place, cell_label
 from ..model.timing import Sample
 
 _STYLE = (
@@ -54,7 +55,8 @@ def nothing_compiled(capture: Capture) -> str:
 
 
 def _cell(c: Compile, cells: dict[str, int]) -> str:
-    return f"cell [{c.frame.cell}]" if c.frame.cell is not None else c.frame.label(cells)
+    number = c.frame.place.cell_in(cells)
+    return cell_label(number) if number is not None else c.frame.label(cells)
 
 
 def _row(c: Compile, files: dict[str, int]) -> str:
@@ -75,19 +77,23 @@ def _row(c: Compile, files: dict[str, int]) -> str:
     return "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>"
 
 
-def _details(c: Compile) -> str:
+def _at(loc: Place | None, cells: dict[str, int]) -> str:
+    if loc is None:
+        return ""
+    if loc.cell_in(cells) is not None:
+        return f" at {loc.label(cells)}"
+    return f" at line {loc.line} of {loc.file}"
+
+
+def _details(c: Compile, cells: dict[str, int]) -> str:
     parts = []
     for brk in c.graph_breaks:
-        at = f" at line {brk.location.line} of {brk.location.file}" if brk.location else ""
-        if brk.location and brk.cell is not None:
-            at = f" at cell [{brk.cell}] line {brk.location.line}"
+        at = _at(brk.location, cells)
         parts.append(
             f"<p class='cs-warn'>graph break{escape(at)}</p><pre>{escape(brk.reason)}</pre>"
         )
     for fb in c.fallbacks:  # not a break: code Dynamo left to eager (model/breaks.py)
-        at = f" at line {fb.location.line} of {fb.location.file}" if fb.location else ""
-        if fb.location and fb.cell is not None:
-            at = f" at cell [{fb.cell}] line {fb.location.line}"
+        at = _at(fb.location, cells)
         parts.append(f"<p class='cs-warn'>{escape(fb.what + at)}</p><pre>{escape(fb.reason)}</pre>")
     for reason in c.recompile_reasons:
         parts.append(f"<p>recompiled: <code>{escape(reason)}</code></p>")
@@ -288,7 +294,7 @@ def capture_html(capture: Capture, details: bool = True) -> str:
         f"{_STYLE}<div class='cs-sum'><b>compilescope</b>: {escape(head)}{partial}{note_html}"
         f"{said}{compiles}"
         f"{timings_html(capture) if capture.timings else ''}"
-        f"{''.join(_details(c) for c in capture) if details else ''}</div>"
+        f"{''.join(_details(c, capture.cells) for c in capture) if details else ''}</div>"
     )
 
 

@@ -111,7 +111,7 @@ def graph_breaks(capture: Capture) -> Table:
             "reason": b.reason,
             "file": b.location.file if b.location else None,
             "line": b.location.line if b.location else None,
-            "cell": b.cell,
+            "cell": b.location.cell_in(capture.cells) if b.location else None,
         }
         for cid, b in capture.graph_breaks
     ]
