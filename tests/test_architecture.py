@@ -20,6 +20,7 @@ LAYERS = {
     "cell": 4,
     "magic": 5,
     "__init__": 6,
+    "report_job": 6,
     "__main__": 7,
 }
 APART = {("live", "views"), ("views", "live"), ("views", "trace")}

@@ -23,6 +23,7 @@ examples:
   TORCH_TRACE=/tmp/tracedir python train.py      # torch writes one log per process
   python -m compilescope report /tmp/tracedir --open
   python -m compilescope report capture.json -o capture.html
+  python -m compilescope report /tmp/tracedir --pages -o job_report   # job_report/index.html
   python -m compilescope summary /tmp/tracedir --json capture.json
   python -m compilescope ranks /tmp/tracedir --world-size 8
 
@@ -73,14 +74,30 @@ def _parser() -> argparse.ArgumentParser:
     what = "a TORCH_TRACE log or folder, a folder of write_rank captures, or a saved capture"
     report = commands.add_parser(
         "report",
-        help="write the offline HTML report (one file, no network needed)",
-        description="Write one standalone HTML report of PATH: the interactive view with its "
-        "findings, graphs, kernels and, for several ranks, the rank report. Exit code 0 once "
-        "written (see `ranks` for a check that fails when ranks differ).",
+        help="write the offline HTML report (one file, or a folder of pages for big logs)",
+        description="Write a standalone HTML report of PATH, no network needed: the interactive "
+        "view with its findings, graphs, kernels and, for several ranks, the rank report. One "
+        "file for small logs; for logs over 32 MiB (or --pages) a folder: index.html and a page "
+        "per compile id. Exit code 0 once written (see `ranks` for a check that fails when "
+        "ranks differ).",
     )
     report.add_argument("path", metavar="PATH", help=what)
     report.add_argument(
-        "-o", "--output", default="compilescope_report.html", help="where (default: %(default)s)"
+        "-o",
+        "--output",
+        help="where: a file, or with pages a folder (default: compilescope_report.html, or the "
+        "folder compilescope_report/)",
+    )
+    pages = report.add_mutually_exclusive_group()
+    pages.add_argument(
+        "--pages",
+        action="store_true",
+        help="write a folder: index.html (rank report, findings, compile ids) that opens at "
+        "once, and one page per compile id beside it; the default for logs over 32 MiB",
+    )
+    pages.add_argument("--one-file", action="store_true", help="one file, whatever the size")
+    report.add_argument(
+        "--jobs", type=int, help="processes that read rank logs for --pages (default: one a core)"
     )
     report.add_argument("--open", action="store_true", help="open it in the web browser")
     report.add_argument("--world-size", type=int, help="ranks the job had (for the rank report)")
@@ -110,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     from .trace.sources import open_capture
 
     try:
+        if args.command == "report" and _as_pages(args):
+            return _report_pages(args)
         cap = open_capture(args.path)
         if args.command == "ranks":
             return _ranks(cap, args)
@@ -135,12 +154,38 @@ def _ranks(cap: Capture, args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _as_pages(args: argparse.Namespace) -> bool:
+    from .report_job import PAGES_FROM_BYTES, logs_bytes
+
+    if args.pages or args.one_file:
+        return bool(args.pages)
+    return logs_bytes(args.path) > PAGES_FROM_BYTES
+
+
+def _report_pages(args: argparse.Namespace) -> int:
+    from .report_job import write_report_folder
+
+    folder = Path(args.output or "compilescope_report")
+    if folder.suffix == ".html":
+        folder = folder.with_suffix("")
+    index, count, ranks = write_report_folder(args.path, folder, args.world_size, args.jobs)
+    what = f"{count} compile ids, a page each"
+    if ranks is not None:
+        what += f"; ranks: {ranks.status}"
+    print(f"compilescope: wrote {index.resolve()} ({what})")
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(index.resolve().as_uri())
+    return 0
+
+
 def _report(cap: Capture, args: argparse.Namespace) -> int:
     from . import to_html
 
     if args.world_size is not None:
         cap = replace(cap, world_size=args.world_size)
-    path = Path(to_html(cap, args.output)).resolve()
+    path = Path(to_html(cap, args.output or "compilescope_report.html")).resolve()
     what = f"{len(cap.compiles)} compile ids"
     if cap.several_ranks:
         what += f"; ranks: {cap.compare_ranks().status}"

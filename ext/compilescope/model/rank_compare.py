@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .compile_id import CompileId
 from .rank_log import RankLog
@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 ASPECT_NAMES = tuple(name for name, _ in ASPECTS)
 ASPECT_LABEL = dict(ASPECTS)
+
+
+class CompileLookup(Protocol):
+    """What names a differing node: a Capture, or something that reads a rank's log when asked."""
+
+    def __getitem__(self, key: CompileId) -> Compile: ...
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,11 @@ def records_of(capture: Capture, world_size: int | None = None) -> dict[int, Ran
         mine = capture.rank(rank)
         records[rank] = _record(rank, tuple(mine.compiles), mine.rank_logs, rank in capture.ranks)
     return records
+
+
+def absent_record(rank: int) -> RankRecord:
+    """The record of a rank the job had but nothing was found of."""
+    return _record(rank, (), (), False)
 
 
 def _record(
@@ -151,7 +162,7 @@ def first_parting(
     b: RankRecord,
     aspects: Iterable[str] = ASPECT_NAMES,
     words: tuple[str, str] | None = None,
-    capture: Capture | None = None,
+    capture: CompileLookup | None = None,
 ) -> Parting | None:
     """The first compile (in log order) where `a` and `b` differ in one of `aspects`; None when
     they agree as far as both records go. A compile the early end of a log may have cut is
@@ -281,7 +292,7 @@ def _detail(
     x: RankCompile,
     y: RankCompile,
     words: tuple[str, str],
-    capture: Capture | None,
+    capture: CompileLookup | None,
     ranks: tuple[int, int],
 ) -> str:
     who, others = words
@@ -313,7 +324,7 @@ def _sequence_detail(x: tuple[object, ...], y: tuple[object, ...]) -> str:
 
 
 def _graph_detail(
-    capture: Capture,
+    capture: CompileLookup,
     ranks: tuple[int, int],
     cid: str,
     x: tuple[tuple[str, str], ...],

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 from .rank_compare import (
     ASPECT_LABEL,
     ASPECT_NAMES,
+    CompileLookup,
     Parting,
     RankRecord,
+    absent_record,
     after_last,
     first_parting,
     group_ranks,
@@ -275,7 +277,24 @@ def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport
     """Group the ranks of a multi-rank capture, find where each group parts from the rest, and
     say which records are incomplete (a log missing, empty, cut short or damaged)."""
     world_size = world_size if world_size is not None else capture.world_size
-    records = records_of(capture, world_size)
+    return compare_records(records_of(capture, world_size), world_size, capture.source, capture)
+
+
+def compare_records(
+    records: dict[int, RankRecord],
+    world_size: int | None,
+    source: str,
+    compiles: CompileLookup | None = None,
+) -> RankReport:
+    """`compare_ranks` from the ranks' records alone (each rank summarised where it was read,
+    in parallel or in the job); `compiles` finds a compile's graphs, read only to name the first
+    differing node where two groups' graphs differ. A rank below `world_size` without a record
+    is missing."""
+    records = dict(records)
+    for rank in range(world_size or 0):
+        records.setdefault(rank, absent_record(rank))
+    records = dict(sorted(records.items()))
+    capture = compiles
     compared = [r for r in records.values() if not r.nothing]
     groups = group_ranks(compared)
     aspect_groups = {aspect: group_ranks(compared, (aspect,)) for aspect in ASPECT_NAMES}
@@ -296,7 +315,7 @@ def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport
         groups=groups,
         aspect_groups=aspect_groups,
         divergences=tuple(divergences),
-        source=capture.source,
+        source=source,
         world_size=world_size,
         gaps=gaps,
     )

@@ -18,7 +18,7 @@ def open_capture(path: str | os.PathLike[str]) -> Capture:
     where = Path(path)
     if not where.exists():
         raise FileNotFoundError(f"no such file or folder: {str(where)!r}")
-    if where.is_file() and _is_saved_capture(where):
+    if where.is_file() and is_saved_capture(where):
         try:
             return Capture.from_json(where.read_bytes())
         except FormatError as error:
@@ -35,7 +35,7 @@ def open_capture(path: str | os.PathLike[str]) -> Capture:
     return load_trace(where)
 
 
-def _is_saved_capture(file: Path) -> bool:
+def is_saved_capture(file: Path) -> bool:
     """A `.json` file, or one whose text starts as a JSON object (logs start with a glog line)."""
     if file.name.endswith(".json"):
         return True

@@ -1,0 +1,186 @@
+"""The report of a big job as a folder: rank logs read in parallel processes, one page per
+compile id written where its rank was read, and a script-free index from the ranks' records."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .model.capture import Capture, RankLog, Skipped
+from .model.compile import Compile
+from .model.compile_id import CompileId
+from .model.findings import findings
+from .model.rank_compare import RankRecord, records_of
+from .model.rank_report import RankReport, compare_records
+from .trace.reader import load_trace, trace_files
+from .trace.sources import is_saved_capture, open_capture
+from .views.report import report_parts
+from .views.report_index import (
+    BUNDLE,
+    PAGES,
+    CompileRow,
+    back_link,
+    compile_row,
+    findings_blocks,
+    index_html,
+    page_name,
+)
+from .views.static_files import static_text
+
+# Logs past this many bytes in all get a folder (index and pages) by default, not one file.
+PAGES_FROM_BYTES = 32 * 2**20
+
+
+@dataclass(frozen=True)
+class RankPages:
+    """What the index needs of one rank, from the process that read it and wrote its pages."""
+
+    rank: int | None
+    record: RankRecord | None
+    rows: tuple[CompileRow, ...]
+    findings: tuple[str, ...]  # one script-free block per finding
+    logs: tuple[RankLog, ...]
+    skipped: tuple[Skipped, ...]
+    torch: str
+
+
+def logs_bytes(path: str | os.PathLike[str]) -> int:
+    """The size of the TORCH_TRACE logs at `path` (0 for anything else: a saved capture)."""
+    try:
+        return sum(f.stat().st_size for f in trace_files(path))
+    except (OSError, ValueError):
+        return 0
+
+
+def write_pages(capture: Capture, folder: Path, taken: set[str]) -> RankPages:
+    """Each compile id of `capture` (one rank) as its own page in `folder`/compiles, and what the
+    index needs of it. The page is the interactive view of that compile alone."""
+    rank = capture.ranks[0] if len(capture.ranks) == 1 else None
+    rows = []
+    for c in capture:
+        page = page_name(str(c.id), taken)
+        rows.append(compile_row(c, page, capture.cells))
+        one = replace(capture, compiles=(c,), ranks=(), rank_logs=(), world_size=None)
+        title = f"{c.id} {c.frame.function}"
+        with (folder / page).open("w", encoding="utf-8") as out:
+            parts = report_parts(one, title, script=f"../{BUNDLE}", head=back_link(title))
+            for part in parts:
+                out.write(part)
+    record = records_of(capture)[rank] if rank is not None else None
+    return RankPages(
+        rank,
+        record,
+        tuple(rows),
+        tuple(findings_blocks(findings(capture))),
+        capture.rank_logs,
+        capture.skipped,
+        capture.torch_version,
+    )
+
+
+def _log_pages(task: tuple[str, str]) -> RankPages:
+    """One rank's log (run in a worker process): read, its pages written, its record returned."""
+    file, folder = task
+    capture = load_trace(file)
+    # Page names are made of compile ids, which hold the rank: no two workers write one name.
+    return write_pages(capture, Path(folder), set())
+
+
+class _LogsByRank:
+    """A compile of any rank, read from its log only when asked (the rank report names the
+    first differing node of two groups' graphs); the last two logs read are kept."""
+
+    def __init__(self, files: dict[int, str]) -> None:
+        self.files, self.read = files, {}  # type: dict[int, str], dict[int, Capture]
+
+    def __getitem__(self, key: CompileId) -> Compile:
+        rank = key.rank if key.rank is not None else 0
+        if rank not in self.read:
+            if len(self.read) >= 2:
+                self.read.pop(next(iter(self.read)))
+            self.read[rank] = load_trace(self.files[rank])
+        return self.read[rank][key]
+
+
+def _workers(jobs: int | None, tasks: int) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(jobs or cores or 1, tasks))
+
+
+def _read_in_parallel(files: list[Path], folder: Path, jobs: int) -> Iterator[RankPages]:
+    tasks = [(str(f), str(folder)) for f in files]
+    if jobs <= 1:
+        yield from map(_log_pages, tasks)
+        return
+    import multiprocessing
+
+    # Forked workers start with the modules imported; each holds one rank's capture at a time.
+    with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=16) as pool:
+        yield from pool.imap(_log_pages, tasks)
+
+
+def write_report_folder(
+    source: str | os.PathLike[str],
+    folder: str | os.PathLike[str],
+    world_size: int | None = None,
+    jobs: int | None = None,
+) -> tuple[Path, int, RankReport | None]:
+    """Write the report of `source` as `folder`/index.html with a page per compile id beside it.
+    TORCH_TRACE rank logs are read in `jobs` processes (default: one per core), one rank at a
+    time each; a saved capture or a folder of `write_rank` files is read here. Returns the
+    index's path, the number of compile ids and the rank report (None for one rank)."""
+    out = Path(folder)
+    (out / PAGES).mkdir(parents=True, exist_ok=True)
+    (out / BUNDLE).write_text(static_text("dist/report.js"), encoding="utf-8")
+    where = Path(source)
+    if _is_logs(where):
+        logs = trace_files(where)
+        pages = list(_read_in_parallel(logs, out, _workers(jobs, len(logs))))
+        files_by_rank = {
+            p.rank: str(f) for f, p in zip(logs, pages, strict=True) if p.rank is not None
+        }
+        lookup: _LogsByRank | Capture = _LogsByRank(files_by_rank)
+    else:  # a saved capture or a folder of write_rank files
+        capture = open_capture(where)
+        taken: set[str] = set()
+        ranks = capture.ranks if len(capture.ranks) > 1 else ()
+        pages = [write_pages(capture.rank(r), out, taken) for r in ranks]
+        pages = pages or [write_pages(capture, out, taken)]
+        lookup = capture
+        world_size = world_size if world_size is not None else capture.world_size
+    records = {p.rank: p.record for p in pages if p.rank is not None and p.record is not None}
+    report = None
+    if len(records) > 1 or (world_size or 0) > 1:
+        report = compare_records(records, world_size, str(source), lookup)
+    _write_index(out, source, pages, report)
+    return out / "index.html", sum(len(p.rows) for p in pages), report
+
+
+def _is_logs(where: Path) -> bool:
+    """TORCH_TRACE logs (read here in parallel), not a saved capture or `write_rank` files."""
+    from .trace.rank_files import rank_files
+
+    return not rank_files(where) if where.is_dir() else not is_saved_capture(where)
+
+
+def _write_index(
+    out: Path, source: str | os.PathLike[str], pages: list[RankPages], report: RankReport | None
+) -> None:
+    from .views.ranks_html import ranks_html
+
+    seen: dict[str, list[int | None]] = {}
+    for p in pages:
+        for block in p.findings:
+            seen.setdefault(block, []).append(p.rank)
+    rows = [row for p in pages for row in p.rows]
+    torch = next((p.torch for p in pages if p.torch), "")
+    head = f"{len(rows)} compile ids from {source}" + (f", torch {torch}" if torch else "")
+    if report is not None:
+        head += f"; ranks: {report.status}"
+    notes = [f"skipped {s.count}: {s.reason}" for p in pages for s in p.skipped]
+    title = f"compilescope report: {Path(source).name}"
+    block = ranks_html(report) if report is not None else ""
+    html = index_html(title, head, block, list(seen.items()), rows, notes[:20])
+    (out / "index.html").write_text(html, encoding="utf-8")
