@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -63,3 +64,22 @@ def test_bandwidth_is_computed_in_one_place():
                 if text.endswith("time.median_s") or text == "per_call":
                     dividing.append(name)
     assert set(dividing) <= {"model/timing.py"}, dividing
+
+
+def test_a_notebook_cell_is_named_in_one_place():
+    # "cell [3] line 2" is written by model/place.py (cell_label) in Python and by format.js
+    # (formatCell) in the view: a string, not a docstring, that says "cell [".
+    writing = set()
+    for name, tree in _modules():
+        docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and "cell [" in text and id(node) not in docstrings:
+                writing.add(name)
+    assert writing == {"model/place.py"}, writing
+    js = set()
+    for path in sorted((PACKAGE / "static").glob("*.js")):
+        code = re.sub(r"//[^\n]*|/\*.*?\*/", "", path.read_text("utf-8"), flags=re.S)
+        if "cell [" in code:
+            js.add(path.name)
+    assert js == {"format.js"}, js

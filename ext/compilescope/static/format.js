@@ -8,10 +8,16 @@ export function formatBytes(n) {
   return `${i ? n.toFixed(1) : n} ${units[i]}`;
 }
 
+// A notebook cell, "cell [3]", or a line of it, "cell [3] line 2": the one place the view writes
+// it (the payload gives each cell's number; model/place.py's cell_label writes the same text).
+export function formatCell(n, line) {
+  return line === undefined ? `cell [${n}]` : `cell [${n}] line ${line}`;
+}
+
 // "cell [3] line 2" for a notebook cell's file (its name changes every run), else "file.py:12".
 export function formatLocation(loc, cellOf) {
   const n = cellOf ? cellOf[loc[0]] : undefined;
-  if (n !== undefined && n !== null) return `cell [${n}] line ${loc[1]}`;
+  if (n !== undefined && n !== null) return formatCell(n, loc[1]);
   return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
 }
 

@@ -3,6 +3,7 @@
 // Sets ctx.showLine and ctx.markLines (result.js says what the context holds).
 
 import { el } from "./dom.js";
+import { formatCell } from "./format.js";
 
 // What each line became, in every compile: nodes per stage, kernels, graph breaks.
 function linesByLocation(data) {
@@ -26,7 +27,7 @@ export function renderCellPane(ctx, cellPane) {
   const linkBox = el("div", { class: "cs-links" });
   for (const cell of data.cells) {
     const box = el("div", { class: "cs-cell" });
-    box.appendChild(el("div", { class: "cs-muted" }, cell.cell !== null ? `cell [${cell.cell}]` : cell.file));
+    box.appendChild(el("div", { class: "cs-muted" }, cell.cell !== null ? formatCell(cell.cell) : cell.file));
     cell.text.split("\n").forEach((text, i) => {
       const n = i + 1;
       const row = el("div", { class: "cs-line", "data-line": String(n) });

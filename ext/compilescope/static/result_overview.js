@@ -5,6 +5,7 @@
 import { fitColumns } from "./columns.js";
 import { el } from "./dom.js";
 import { renderFindings } from "./findings.js";
+import { formatCell } from "./format.js";
 
 // torch's warnings of the cell, each once, with a link to the compile id it was said in.
 function renderSaid(data, openCompile) {
@@ -73,7 +74,7 @@ function compileTable(ctx) {
     // "cell [2]" in one line: a narrow output must not break it in two. A longer label
     // ("torch's step called at cell [2] line 5") wraps between words, never inside "cell [2]
     // line 5", and leaves the stage counts room.
-    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, `cell [${f.cell}]`));
+    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, formatCell(f.cell)));
     else tr.appendChild(el("td", { class: "cs-frame", "data-col": "frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\u00a0[$1]\u00a0line\u00a0$2")));
     tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
@@ -110,7 +111,7 @@ function renderRawBreaks(ctx, p) {
   const box = el("details", { class: "cs-raw-breaks", "data-breaks": String(total) });
   box.appendChild(el("summary", {}, `graph breaks: ${total} in ${byReason.size} message${byReason.size > 1 ? "s" : ""} (torch's text)`));
   for (const [reason, r] of byReason) {
-    const where = r.loc ? (r.cell !== null ? ` at cell [${r.cell}] line ${r.loc[1]}` : ` at ${r.loc[0]}:${r.loc[1]}`) : "";
+    const where = r.loc ? (r.cell !== null ? ` at ${formatCell(r.cell, r.loc[1])}` : ` at ${r.loc[0]}:${r.loc[1]}`) : "";
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${r.ids.join(", ")}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, reason));
@@ -129,7 +130,7 @@ function renderFallbacks(ctx, p) {
   const box = el("details", { class: "cs-raw-breaks", "data-fallbacks": String(rows.length) });
   box.appendChild(el("summary", {}, `fallbacks to eager: ${rows.length} (not graph breaks; torch's text)`));
   for (const [id, f] of rows) {
-    const where = f.loc ? (f.cell !== null ? ` at cell [${f.cell}] line ${f.loc[1]}` : ` at ${f.loc[0]}:${f.loc[1]}`) : "";
+    const where = f.loc ? (f.cell !== null ? ` at ${formatCell(f.cell, f.loc[1])}` : ` at ${f.loc[0]}:${f.loc[1]}`) : "";
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `${id}: ${f.what}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, f.reason));

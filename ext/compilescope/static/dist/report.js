@@ -89,6 +89,32 @@ function renderDiff(pane, d) {
   for (const t of [compile, runtime]) if (t) pane.appendChild(t);
 }
 
+// ext/compilescope/static/format.js
+function formatBytes(n) {
+  if (n === null || n === void 0) return "";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`;
+}
+function formatCell(n, line) {
+  return line === void 0 ? `cell [${n}]` : `cell [${n}] line ${line}`;
+}
+function formatLocation(loc, cellOf) {
+  const n = cellOf ? cellOf[loc[0]] : void 0;
+  if (n !== void 0 && n !== null) return formatCell(n, loc[1]);
+  return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
+}
+function formatMs(s) {
+  return s === null || s === void 0 ? "" : `${(s * 1e3).toFixed(3)} ms`;
+}
+function formatSpread(t) {
+  return t ? `${formatMs(t.median)} (min ${formatMs(t.min)}, max ${formatMs(t.max)}, n=${t.n})` : "not measured";
+}
+
 // ext/compilescope/static/result_cell.js
 function linesByLocation(data) {
   const byLine = /* @__PURE__ */ new Map();
@@ -110,7 +136,7 @@ function renderCellPane(ctx, cellPane) {
   const linkBox = el("div", { class: "cs-links" });
   for (const cell of data.cells) {
     const box = el("div", { class: "cs-cell" });
-    box.appendChild(el("div", { class: "cs-muted" }, cell.cell !== null ? `cell [${cell.cell}]` : cell.file));
+    box.appendChild(el("div", { class: "cs-muted" }, cell.cell !== null ? formatCell(cell.cell) : cell.file));
     cell.text.split("\n").forEach((text, i) => {
       const n = i + 1;
       const row = el("div", { class: "cs-line", "data-line": String(n) });
@@ -204,29 +230,6 @@ function fitColumns(box, table, order) {
     width = -1;
     refit();
   } };
-}
-
-// ext/compilescope/static/format.js
-function formatBytes(n) {
-  if (n === null || n === void 0) return "";
-  const units = ["B", "KiB", "MiB", "GiB"];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${i ? n.toFixed(1) : n} ${units[i]}`;
-}
-function formatLocation(loc, cellOf) {
-  const n = cellOf ? cellOf[loc[0]] : void 0;
-  if (n !== void 0 && n !== null) return `cell [${n}] line ${loc[1]}`;
-  return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
-}
-function formatMs(s) {
-  return s === null || s === void 0 ? "" : `${(s * 1e3).toFixed(3)} ms`;
-}
-function formatSpread(t) {
-  return t ? `${formatMs(t.median)} (min ${formatMs(t.min)}, max ${formatMs(t.max)}, n=${t.n})` : "not measured";
 }
 
 // ext/compilescope/static/text.js
@@ -1619,7 +1622,7 @@ function compileTable(ctx) {
     if (c.incomplete) status.appendChild(el("span", { class: "cs-warn", "data-incomplete": "", title: c.incomplete }, " incomplete"));
     tr.appendChild(status);
     const f = c.frame;
-    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, `cell [${f.cell}]`));
+    if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, formatCell(f.cell)));
     else tr.appendChild(el("td", { class: "cs-frame", "data-col": "frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\xA0[$1]\xA0line\xA0$2")));
     tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
@@ -1651,7 +1654,7 @@ function renderRawBreaks(ctx, p) {
   const box = el("details", { class: "cs-raw-breaks", "data-breaks": String(total) });
   box.appendChild(el("summary", {}, `graph breaks: ${total} in ${byReason.size} message${byReason.size > 1 ? "s" : ""} (torch's text)`));
   for (const [reason, r] of byReason) {
-    const where = r.loc ? r.cell !== null ? ` at cell [${r.cell}] line ${r.loc[1]}` : ` at ${r.loc[0]}:${r.loc[1]}` : "";
+    const where = r.loc ? r.cell !== null ? ` at ${formatCell(r.cell, r.loc[1])}` : ` at ${r.loc[0]}:${r.loc[1]}` : "";
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${r.ids.join(", ")}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, reason));
@@ -1669,7 +1672,7 @@ function renderFallbacks(ctx, p) {
   const box = el("details", { class: "cs-raw-breaks", "data-fallbacks": String(rows.length) });
   box.appendChild(el("summary", {}, `fallbacks to eager: ${rows.length} (not graph breaks; torch's text)`));
   for (const [id, f] of rows) {
-    const where = f.loc ? f.cell !== null ? ` at cell [${f.cell}] line ${f.loc[1]}` : ` at ${f.loc[0]}:${f.loc[1]}` : "";
+    const where = f.loc ? f.cell !== null ? ` at ${formatCell(f.cell, f.loc[1])}` : ` at ${f.loc[0]}:${f.loc[1]}` : "";
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `${id}: ${f.what}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, f.reason));
