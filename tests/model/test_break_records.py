@@ -88,3 +88,24 @@ def test_a_counted_break_stays_a_break():
     (b,) = c.graph_breaks
     assert isinstance(b, GraphBreak) and c.fallbacks == ()
     assert (b.location.line, b.user_stack[0].function) == (5, "f")
+
+
+def test_a_log_keeps_the_number_of_the_cell_a_break_is_in_once():
+    # A log read from disk: IPython's file name says the cell; the capture keeps it by file.
+    cell = "<ipython-input-4-0a1b2c3d>"
+    builder = CaptureBuilder()  # the default resolver reads IPython's file names
+    meta = {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}}
+    ids = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    builder.add(
+        Event(
+            "dynamo_graph_break_reason",
+            meta | ids,
+            f"Graph break in user code at {cell}:5\nGraph Break Reason: a function call\n",
+            1,
+        )
+    )
+    cap = builder.build()
+    assert cap.cells == {cell: 4}
+    ((_, brk),) = cap.graph_breaks
+    assert brk.location.label(cap.cells) == "cell [4] line 5"
+    assert "graph break at cell [4] line 5" in str(cap)
