@@ -174,17 +174,19 @@ def _cells_kept_once(body: dict[str, Any]) -> dict[str, Any]:
     """A capture saved before the cell numbers were kept once (`cells`, by file) wrote them on
     each frame (`cell`, `cell_line`) and each graph break and fallback (`cell`): read into
     `cells`, where the capture keeps them now."""
-    cells = body.get("cells")
+    cells, compiles = body.get("cells"), body.get("compiles")
     found: dict[str, int] = {}
-    for c in body.get("compiles") or ():
+    # Anything malformed is left as it is, for decode to say what is wrong and where.
+    for c in compiles if isinstance(compiles, list) else ():
         if not isinstance(c, dict):
             continue
         frame = c.get("frame")
         records = [frame] if isinstance(frame, dict) else []
         for key in ("graph_breaks", "fallbacks"):
+            breaks = c.get(key)
             records += [
                 {**b, "file": b["location"].get("file")}
-                for b in c.get(key) or ()
+                for b in (breaks if isinstance(breaks, list) else ())
                 if isinstance(b, dict) and isinstance(b.get("location"), dict)
             ]
         for record in records:
