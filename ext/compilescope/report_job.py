@@ -12,6 +12,7 @@ from .model.capture import Capture, RankLog, Skipped
 from .model.compile import Compile
 from .model.compile_id import CompileId
 from .model.findings import findings
+from .model.graph import Graph
 from .model.rank_compare import RankRecord, records_of
 from .model.rank_report import RankReport, compare_records
 from .trace.reader import load_trace, trace_files
@@ -80,10 +81,33 @@ def write_pages(capture: Capture, folder: Path, taken: set[str]) -> RankPages:
     )
 
 
+# Graphs this process has read, by kind and text: ranks of one job log the same graphs, which
+# are parsed once (bounded: a job of all-different graphs keeps no more than this many).
+_PARSED: dict[tuple[str, str], Graph] = {}
+_PARSED_MAX = 512
+
+
+def _shared(graph: Graph) -> Graph:
+    """`graph`, its nodes parsed once for every graph of the same kind and text."""
+    key = (graph.kind, graph.text)
+    seen = _PARSED.get(key)
+    if seen is None:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = graph
+        return graph
+    return Graph(graph.kind, graph.text, load_nodes=lambda: seen.nodes, metadata=graph.metadata)
+
+
 def _log_pages(task: tuple[str, str]) -> RankPages:
     """One rank's log (run in a worker process): read, its pages written, its record returned."""
     file, folder = task
     capture = load_trace(file)
+    compiles = tuple(
+        replace(c, graphs={k: tuple(map(_shared, gs)) for k, gs in c.graphs.items()})
+        for c in capture.compiles
+    )
+    capture = replace(capture, compiles=compiles)
     # Page names are made of compile ids, which hold the rank: no two workers write one name.
     return write_pages(capture, Path(folder), set())
 

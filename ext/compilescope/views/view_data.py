@@ -11,7 +11,6 @@ from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.finding import is_library
 from ..model.graph import Graph, Node
-from ..model.place import Place
 from ..model.timing import RealSteps, achieved_rates
 from .explorer_data import explorer_payload
 from .module_groups import infer_paths
@@ -87,10 +86,6 @@ def _peak_text(g) -> str:
 
 def _loc(loc) -> list | None:
     return [loc.file, loc.line] if loc else None
-
-
-def _cell(loc: Place | None, capture: Capture) -> int | None:
-    return loc.cell_in(capture.cells) if loc else None
 
 
 def _post_grad_of_code(c: Compile) -> list[int | None]:
@@ -171,6 +166,29 @@ def _node_lines(graph: Graph) -> dict[str, list]:
     return out
 
 
+# Graphs laid out lately, by what the layout reads: the same graph on many ranks of a job (or
+# recompiled alike) is laid out once. Bounded, so a job of all-different graphs stays flat.
+_LAID_OUT: dict[tuple[object, ...], dict] = {}
+_LAID_OUT_MAX = 256
+
+
+def _laid_out(
+    graph: Graph,
+    title: str,
+    kernels_of: dict[str, list[str]] | None,
+    paths: list[str | None] | None,
+) -> dict:
+    """`explorer_payload`, reused for a graph of the same text, title, kernels and paths."""
+    key = (graph.kind, graph.text, title, repr(kernels_of), repr(paths))
+    payload = _LAID_OUT.get(key)
+    if payload is None:
+        if len(_LAID_OUT) >= _LAID_OUT_MAX:
+            _LAID_OUT.clear()
+        payload = explorer_payload(graph, title=title, kernels_of=kernels_of, module_paths=paths)
+        _LAID_OUT[key] = payload
+    return payload
+
+
 def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
     """Each stage's graph, appended to `graphs` as an explorer payload (the partition after the
     backward), and its row; each kernel learns which post-grad payload shows its nodes."""
@@ -188,11 +206,11 @@ def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"
             graphs.append(
-                explorer_payload(
+                _laid_out(
                     graph,
-                    title=title,
-                    kernels_of=kernels_of.get(number, {}) if post_grad else None,
-                    module_paths=paths.get((kind, number)),
+                    title,
+                    kernels_of.get(number, {}) if post_grad else None,
+                    paths.get((kind, number)),
                 )
             )
             if post_grad:
@@ -310,12 +328,11 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
             "function": f.function,
             "file": f.file,
             "line": f.line,
-            "cell": f.place.cell_in(capture.cells),
+            "cell": f.cell,
             "label": f.label(capture.cells),
         },
         "breaks": [
-            {"reason": b.reason, "loc": _loc(b.location), "cell": _cell(b.location, capture)}
-            for b in c.graph_breaks
+            {"reason": b.reason, "loc": _loc(b.location), "cell": b.cell} for b in c.graph_breaks
         ],
         # Not breaks (Dynamo does not count them): code it left to eager instead.
         "fallbacks": [
@@ -324,7 +341,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 "scope": f.scope,
                 "reason": f.reason,
                 "loc": _loc(f.location),
-                "cell": _cell(f.location, capture),
+                "cell": f.cell,
             }
             for f in c.fallbacks
         ],
@@ -366,10 +383,12 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
 
     graphs: list[dict] = []
     compiles = [compile_data(c, capture, graphs) for c in capture]
-    cells = [
-        {"file": file, "cell": capture.cells.get(file), "text": text}
-        for file, text in capture.sources.items()
-    ]
+    cells = []
+    for file, text in capture.sources.items():
+        number = capture.cells.get(file)
+        if number is None:  # captures saved before `cells` existed: the frame's cell
+            number = next((c.frame.cell for c in capture if c.frame.file == file), None)
+        cells.append({"file": file, "cell": number, "text": text})
     data = {
         "version": 1,
         "torch": capture.torch_version,
