@@ -108,10 +108,12 @@ def check_view(page, front: str, container: str) -> None:
     # Kernel names: each on one line (never broken mid-word), the full name on hover;
     # the first kernel's source is shown beside the table.
     root.locator("button[data-tab='code']").click()
-    names = root.locator(".cs-kname")
+    # The Code tab's kernel table (the Timings tab's ranking is hidden: no layout to read).
+    names = root.locator(".cs-pane[data-pane='code'] .cs-kname")
     assert names.count() >= 3
     lines = page.evaluate(
-        "() => [...document.querySelectorAll('.cs-kname')].map(td => {"
+        "() => [...document.querySelectorAll(\".cs-pane[data-pane='code'] .cs-kname\")]"
+        ".map(td => {"
         " const r = document.createRange(); r.selectNodeContents(td);"
         " const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));"
         " return [td.textContent, tops.size, td.title]; })"

@@ -11,6 +11,7 @@ from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.finding import is_library
 from ..model.graph import Graph, Node
+from ..model.place import Place
 from ..model.timing import RealSteps, achieved_rates
 from .explorer_data import explorer_payload
 from .module_groups import infer_paths
@@ -86,6 +87,10 @@ def _peak_text(g) -> str:
 
 def _loc(loc) -> list | None:
     return [loc.file, loc.line] if loc else None
+
+
+def _cell(loc: Place | None, capture: Capture) -> int | None:
+    return loc.cell_in(capture.cells) if loc else None
 
 
 def _post_grad_of_code(c: Compile) -> list[int | None]:
@@ -328,11 +333,12 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
             "function": f.function,
             "file": f.file,
             "line": f.line,
-            "cell": f.cell,
+            "cell": f.place.cell_in(capture.cells),
             "label": f.label(capture.cells),
         },
         "breaks": [
-            {"reason": b.reason, "loc": _loc(b.location), "cell": b.cell} for b in c.graph_breaks
+            {"reason": b.reason, "loc": _loc(b.location), "cell": _cell(b.location, capture)}
+            for b in c.graph_breaks
         ],
         # Not breaks (Dynamo does not count them): code it left to eager instead.
         "fallbacks": [
@@ -341,7 +347,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
                 "scope": f.scope,
                 "reason": f.reason,
                 "loc": _loc(f.location),
-                "cell": f.cell,
+                "cell": _cell(f.location, capture),
             }
             for f in c.fallbacks
         ],
@@ -383,12 +389,10 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
 
     graphs: list[dict] = []
     compiles = [compile_data(c, capture, graphs) for c in capture]
-    cells = []
-    for file, text in capture.sources.items():
-        number = capture.cells.get(file)
-        if number is None:  # captures saved before `cells` existed: the frame's cell
-            number = next((c.frame.cell for c in capture if c.frame.file == file), None)
-        cells.append({"file": file, "cell": number, "text": text})
+    cells = [
+        {"file": file, "cell": capture.cells.get(file), "text": text}
+        for file, text in capture.sources.items()
+    ]
     data = {
         "version": 1,
         "torch": capture.torch_version,
