@@ -42,4 +42,16 @@ def test_the_eager_optimizer_finding_comes_first_in_the_report(page, tmp_path):
     assert "Adam" in text and "of the step" in text and "fused=True" in text
     assert "test_speed_findings_in_browser.py" in text  # the line that builds the optimizer
     page.screenshot(path=str(artifacts() / "speed_findings_first.png"))
+    # The Timings split names the optimizer's part of the step, measured on its own.
+    page.click("button[data-tab='timings']")
+    part = page.locator("[data-part-optimizer]")
+    assert part.count() == 1 and "incl. eager optimizer steps" in part.inner_text()
+    share = float(part.locator("td").nth(2).inner_text().rstrip("%"))
+    assert 30 < share <= 100, share  # the finding above says most of the step
+    page.screenshot(path=str(artifacts() / "speed_timings_split.png"))
+    # Its roofline (no measured roofs here) spans whole decades: no overlapping 10^x labels.
+    from compilescope.views.roofline import roofline_figure
+
+    for low, high in (roofline_figure(cap.capture).axes[0].get_xlim(),):
+        assert high / low >= 99, (low, high)
     assert page.errors == []

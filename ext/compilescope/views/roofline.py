@@ -67,6 +67,15 @@ def roofline_figure(capture: Capture, top: int = 30):
         roof.scatter(p["intensity"], p["flops_per_s"], s=size, alpha=0.7, gid=_gid("roof", p))
         fig.hover[_gid("roof", p)] = _hover(p)
     roof.set(xscale="log", yscale="log", xlabel="FLOPs per byte", ylabel="FLOP/s")
+    # Points within a decade or two (no roof drawn, a CPU): matplotlib would label the minor
+    # ticks in 10^x form, overlapping; at least two decades around them get whole powers.
+    for values, set_lim in (
+        ([p["intensity"] for p in computed], roof.set_xlim),
+        ([p["flops_per_s"] for p in computed], roof.set_ylim),
+    ):
+        if values and not (bw and peak) and max(values) / min(values) < 100:
+            middle = (max(values) * min(values)) ** 0.5
+            set_lim(middle / 10, middle * 10)
     roof.set_title(
         label_text(f"roofline on {data['device']} (kernels with known FLOPs)", 80), fontsize=9
     )

@@ -450,4 +450,11 @@ def real_steps_data(real: RealSteps | None) -> dict | None:
         "outside_graphs_s": real.outside_graphs_s,
         "between_s": real.between_s,
         "note": real.note,
+        # Parts of the step outside the graphs, measured on their own: eager optimizer steps,
+        # and the gaps between consecutive graphs (where a graph break split a frame).
+        "optimizer_s": real.optimizer_s,
+        "gaps": [
+            {"before": g.before, "after": g.after, "role": g.role, "s": g.seconds}
+            for g in sorted(real.gaps, key=lambda g: -g.seconds)
+        ],
     }

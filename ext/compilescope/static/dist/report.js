@@ -1749,6 +1749,13 @@ function realSteps(r, synthetic) {
     };
     for (const g of r.graphs) row(`graph ${g.compile_id} ${g.role} (${g.kernels} kernels)`, g.s);
     row(r.device === "cpu" ? "outside compiled kernels (Python, eager ops, optimizer)" : "kernels outside compiled graphs (eager ops, optimizer)", r.outside_graphs_s);
+    const part = (label, s, attr) => {
+      const tr = el("tr", { class: "cs-muted", [attr]: "" });
+      tr.append(el("td", { class: "cs-part" }, label), el("td", {}, formatMs(s)), el("td", {}, total > 0 ? `${(100 * s / total).toFixed(1)}%` : ""));
+      table.appendChild(tr);
+    };
+    if (r.optimizer_s) part("incl. eager optimizer steps", r.optimizer_s, "data-part-optimizer");
+    for (const g of (r.gaps || []).slice(0, 5)) part(`incl. between graphs ${g.before} \u2192 ${g.after} (${g.role})`, g.s, "data-part-gap");
     if (r.device !== "cpu") row("between kernels (launches, Python, guards, autograd engine; device idle)", r.between_s);
     row("whole step", total);
     box.appendChild(table);
