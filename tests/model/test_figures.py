@@ -36,6 +36,18 @@ def test_each_chart_is_a_figure(loaded):
     assert all(any(f" {r} " in label for r in ("fwd", "bwd")) for label in ranked), (roles, ranked)
 
 
+def test_a_whisker_cut_at_the_edge_says_where_it_ends(loaded):
+    capture = _timed(loaded("module_backward"))
+    k = capture.timings.kernels[1]
+    outlier = dataclasses.replace(k, time=Sample(k.time.median_s, k.time.min_s, 1e-3, 10))
+    timings = dataclasses.replace(capture.timings, kernels=(capture.timings.kernels[0], outlier))
+    ax = figures.kernel_ranking(dataclasses.replace(capture, timings=timings)).axes[0]
+    notes = [t.get_text() for t in ax.texts if t.get_text().startswith("max ")]
+    edge = ax.get_xlim()[1]
+    assert "max 1000 us \u25b8" in notes and edge < 1000  # the outlier's whisker, cut and named
+    assert all(float(n.split()[1]) > edge for n in notes), (notes, edge)  # only cut ones
+
+
 def test_fallback_charts_come_from_matplotlib_and_escape_text(loaded):
     capture = _timed(loaded("module_backward"))
     html = fallback_html(capture, view_data(capture))

@@ -87,10 +87,14 @@ def kernel_ranking(capture: Capture, top: int = 15) -> Figure | None:
     # One slow outlier run (a CPU hiccup) must not squash every bar: whiskers past 1.5x the
     # longest bar are cut at the edge.
     # (Kernels timed at 0 us, a coarse clock: still a positive axis.)
-    ax.set_xlim(0, 1.5 * max(totals) or 1.0)
+    edge = 1.5 * max(totals) or 1.0
+    ax.set_xlim(0, edge)
     for i, total in enumerate(totals):
         ax.annotate(f"{total:.1f} us", (total, i), xytext=(3, -8), textcoords="offset points",
                     fontsize=8, color="#444")  # fmt: skip
+        if total + high[i] > edge:  # a cut whisker says where it ends
+            ax.annotate(f"max {total + high[i]:.0f} us \u25b8", (edge, i), xytext=(-2, 2),
+                        textcoords="offset points", ha="right", fontsize=7, color="#555")  # fmt: skip
     # The role tells apart one name in two modules (`extern_kernels.mm`, forward and backward).
     labels = [f"{k.compile_id} {_ROLE.get(k.role, k.role)} {k.kernel}" for k in kernels]
     ax.set_yticks(range(len(kernels)), [label_text(label) for label in labels])
