@@ -59,7 +59,23 @@ def _cell(c: Compile, cells: dict[str, int]) -> str:
     return cell_label(number) if number is not None else c.frame.label(cells)
 
 
-def _row(c: Compile, files: dict[str, int]) -> str:
+def folded_restarts(capture: Capture) -> list[tuple[Compile, list[Compile]]]:
+    """One row per compile id as the user thinks of it: `0/0` and its restart `0/0_1` fold into
+    the last attempt, with the earlier ones beside it (the widget's compile table does the same)."""
+    rows: list[tuple[Compile, list[Compile]]] = []
+    index: dict[str, int] = {}
+    for c in capture:
+        base = str(c.id).rsplit("_", 1)[0] if c.id.attempt else str(c.id)
+        if c.id.attempt and base in index:
+            last, earlier = rows[index[base]]
+            rows[index[base]] = (c, [*earlier, last])
+        else:
+            index[base] = len(rows)
+            rows.append((c, []))
+    return rows
+
+
+def _row(c: Compile, files: dict[str, int], earlier: list[Compile] | None = None) -> str:
     stages = ", ".join(
         f"{label} {sum(g.op_count for g in c.graphs[kind])}"
         for kind, label in ((s.kind, s.label) for s in SUMMARY_STAGES)
@@ -71,9 +87,13 @@ def _row(c: Compile, files: dict[str, int]) -> str:
         if partition and partition.saved
         else ""
     )
-    time = f"{c.compile_time_s:.2f} s" if c.compile_time_s is not None else ""
+    earlier = earlier or []
+    # Each attempt's own time (torch gives it to one of them): together, the frame's.
+    times = [x.compile_time_s for x in [*earlier, c] if x.compile_time_s is not None]
+    time = f"{sum(times):.2f} s" if times else ""
     status = f"{c.status}; INCOMPLETE: {c.incomplete}" if c.incomplete else c.status
-    cells = [str(c.id), _cell(c, files), stages, str(len(c.kernels) or ""), saved, time, status]
+    ident = str(c.id) + (f" \u21bb {', '.join(str(e.id) for e in earlier)}" if earlier else "")
+    cells = [ident, _cell(c, files), stages, str(len(c.kernels) or ""), saved, time, status]
     return "<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>"
 
 
@@ -256,7 +276,7 @@ def capture_html(capture: Capture, details: bool = True) -> str:
     head = f"{len(capture.compiles)} compile ids on {devices(capture)}"
     if capture.torch_version:
         head += f", torch {capture.torch_version}"
-    rows = "".join(_row(c, capture.cells) for c in capture)
+    rows = "".join(_row(c, capture.cells, earlier) for c, earlier in folded_restarts(capture))
     note = capture.note  # why nothing compiled, say (the live capture's own words)
     note_html = f"<p class='cs-note' data-capture-note=''>{escape(note)}</p>" if note else ""
     partial = (
