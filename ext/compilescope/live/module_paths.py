@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..common import STAGES
 from ..model.capture import Capture
 from ..model.compile_id import heard_for
 from ..model.graph import Graph, Node
 
-# Which recorded paths name the nodes of which logged graph.
-_JOINT_NAMED = ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
+# The logged graphs whose nodes the recorded joint paths name: AOTAutograd's.
+_JOINT_NAMED = tuple(s.kind for s in STAGES if s.layer == "aot" and s.logged)
 
 
 def with_module_paths(

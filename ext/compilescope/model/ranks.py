@@ -6,7 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from ..common import GRAPH_KINDS
+from ..common import STAGES
 from .compile import Compile
 from .graph import Graph
 from .place import Place
@@ -27,20 +27,14 @@ _DEVICE_INDEX = re.compile(r"\b(cuda|xpu|hpu|mps|npu|mtia):\d+")
 _DEVICE_ARG_INDEX = re.compile(r"(device\(type='\w+'), index=\d+\)")
 # The graphs a collective is looked for in, by what runs: Inductor's post-grad graphs, else
 # AOTAutograd's, else Dynamo's (aot_eager and eager backends stop earlier).
-_COLLECTIVE_STAGES = (
-    ("inductor_post_grad_graph",),
-    ("aot_forward_graph", "aot_backward_graph", "aot_inference_graph"),
-    ("dynamo_output_graph",),
+_COLLECTIVE_STAGES = tuple(
+    tuple(s.kind for s in STAGES if s.runs and s.layer == layer)
+    for layer in ("inductor", "aot", "dynamo")
 )
 # Graph kinds whose text is compared between ranks (what every rank runs, in pipeline order):
 # not the joint graph or the passes' before/after views of the same graphs, nor DDP's children
 # (their split graph is compared).
-_NOT_COMPARED = {
-    "before_pre_grad_graph", "after_pre_grad_graph", "inductor_pre_grad_graph",
-    "aot_joint_graph", "before_joint_graph", "after_joint_graph", "before_post_grad_graph",
-    "optimize_ddp_split_child",
-}  # fmt: skip
-COMPARED_GRAPHS = tuple(kind for kind in GRAPH_KINDS if kind not in _NOT_COMPARED)
+COMPARED_GRAPHS = tuple(s.kind for s in STAGES if s.runs)
 
 
 # Guards print object ids (`___check_type_id(self, 94654559507600)`) and reasons print object

@@ -8,10 +8,13 @@ import { createExplorer } from "./explorer.js";
 import { renderPartition } from "./partition.js";
 import { highlight } from "./text.js";
 
-const SAVED_STAGES = ["aot_forward_graph", "aot_backward_graph", "partition"];
-
 export function renderGraphs(ctx, pane) {
   const { data } = ctx;
+  // Which stages show the partition's saved tensors, and which is the partition: the payload's
+  // table of stages says (common.py), an older saved view's has none.
+  const stages = data.stages || [];
+  const savedStages = new Set(stages.filter((s) => s.saved).map((s) => s.kind));
+  const partitionKind = (stages.find((s) => !s.logged) || {}).kind;
   const explorers = new Map();
   const stageBar = el("div", { class: "cs-stagebar" });
   const graphArea = el("div", { class: "cs-grapharea" });
@@ -67,9 +70,9 @@ export function renderGraphs(ctx, pane) {
   }
   function renderSaved(c, st) {
     savedBox.textContent = "";
-    if (!c.partition || !SAVED_STAGES.includes(st.kind)) return;
+    if (!c.partition || !savedStages.has(st.kind)) return;
     renderPartition(savedBox, c, (s) => {
-      const part = c.stages.find((x) => x.kind === "partition");
+      const part = partitionKind && c.stages.find((x) => x.kind === partitionKind);
       if (part) openGraph(ctx.compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
       else if (ctx.activeExplorer) ctx.activeExplorer.highlightNames([s.name, ...s.users]);
     });

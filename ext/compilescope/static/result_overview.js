@@ -55,6 +55,8 @@ function compileTable(ctx) {
   const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
   for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
+  // Ops are counted of the graphs torch logged, not of the ones the view draws (the partition).
+  const drawnHere = new Set((ctx.data.stages || []).filter((s) => !s.logged).map((s) => s.kind));
   for (const { ci, earlier } of foldRestarts(ctx.data.compiles)) {
     const c = ctx.data.compiles[ci];
     const tr = el("tr", { "data-compile": c.id, "data-attempts": [...earlier.map((e) => e.id), c.id].join(" ") });
@@ -76,7 +78,7 @@ function compileTable(ctx) {
     // line 5", and leaves the stage counts room.
     if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, formatCell(f.cell)));
     else tr.appendChild(el("td", { class: "cs-frame", "data-col": "frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\u00a0[$1]\u00a0line\u00a0$2")));
-    tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
+    tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => !drawnHere.has(s.kind)).map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
     tr.appendChild(el("td", { "data-col": "activations" }, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
     // Each attempt's own time (torch gives it to one of them): together, the frame's.

@@ -19,13 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..common import STAGE, STAGES
 from ..model.compile import Compile
 from ..model.graph import Graph, Node
 
+# The graphs whose module paths are inferred, in pipeline order (a graph learns from those
+# before it): each keeps Dynamo's node names or AOTAutograd's.
+_INFERRED = tuple(s.kind for s in STAGES if s.names)
 # Graphs whose inputs line up with the Dynamo graph's, one to one (tangents aside).
-_ALIGNED = ("aot_joint_graph", "aot_forward_graph", "aot_inference_graph")
-_FOLLOWERS = ("aot_backward_graph", "after_pre_grad_graph", "before_pre_grad_graph",
-              "before_post_grad_graph", "inductor_post_grad_graph")  # fmt: skip
+_ALIGNED = tuple(s.kind for s in STAGES if s.layer == "aot" and s.names and s.role != "backward")
+# Graphs whose node paths others with their names reuse: Dynamo's and AOTAutograd's.
+_SOURCES = tuple(s.kind for s in STAGES if s.names and s.layer in ("dynamo", "aot"))
 
 
 def _has_paths(graph: Graph) -> bool:
@@ -157,8 +161,8 @@ def infer_paths(c: Compile) -> dict[tuple[str, int], list[str | None]]:
     # Two name spaces: pre-grad graphs keep Dynamo's node names, post-grad ones AOTAutograd's.
     known: dict[str, dict[str, str]] = {"dynamo": {}, "aot": {}}
     out: dict[tuple[str, int], list[str | None]] = {}
-    for kind in ("dynamo_output_graph", *_ALIGNED, *_FOLLOWERS):
-        space = "dynamo" if kind in _DYNAMO_NAMES else "aot"
+    for kind in _INFERRED:
+        space = STAGE[kind].names or "aot"
         for number, graph in enumerate(c.graphs.get(kind, ())):
             paths = [n.module_path for n in graph.nodes]
             names: dict[str, str] = dict(known[space])
@@ -188,7 +192,3 @@ def infer_paths(c: Compile) -> dict[tuple[str, int], list[str | None]]:
                     if p:
                         known[space].setdefault(n.name, p)
     return out
-
-
-_DYNAMO_NAMES = ("dynamo_output_graph", "before_pre_grad_graph", "after_pre_grad_graph")
-_SOURCES = ("dynamo_output_graph", *_ALIGNED, "aot_backward_graph")

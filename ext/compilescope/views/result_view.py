@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
+from ..common import STAGES
 from ..model.capture import Capture
 from ..model.finding import Finding
 from ..model.findings import findings
@@ -18,7 +19,7 @@ from .summary_html import capture_html
 from .view_data import capture_data
 
 # Stages pictured in the script-free fallback (the explorer has them all).
-_PICTURED = ("dynamo_output_graph", "partition", "aot_inference_graph", "inductor_post_grad_graph")
+_PICTURED = frozenset(s.kind for s in STAGES if s.pictured)
 
 
 def view_data(

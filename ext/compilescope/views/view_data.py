@@ -6,7 +6,9 @@ post-grad nodes and provenance lines, and the names that the forward and backwar
 
 from __future__ import annotations
 
-from ..common import STAGES, human_bytes
+from dataclasses import asdict
+
+from ..common import PARTITION, SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.finding import is_library
@@ -16,8 +18,6 @@ from ..model.timing import RealSteps, achieved_rates
 from .explorer_data import explorer_payload
 from .module_groups import infer_paths
 from .partition_view import partition_data
-
-PARTITION = "partition"  # the forward and backward drawn as one graph, joined by saved tensors
 
 
 def _sample(sample) -> dict | None:
@@ -206,7 +206,23 @@ def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
     post_graph_index: dict[int, int] = {}
     stages = []
     paths = infer_paths(c)
-    for kind, label in ((s.kind, s.label) for s in STAGES):
+    for kind, label in ((s.kind, s.label) for s in SHOWN_STAGES):
+        if kind == PARTITION:  # the forward and backward drawn as one graph
+            joined = partition_graph(c, paths)
+            if joined is not None:
+                graphs.append(explorer_payload(joined, title="forward | backward"))
+                stages.append(
+                    {
+                        "kind": PARTITION,
+                        "label": label,
+                        "graph": len(graphs) - 1,
+                        "nodes": len(joined.nodes),
+                        "ops": joined.op_count,
+                        "text": "",
+                        "lines": {},
+                    }
+                )
+            continue
         for number, graph in enumerate(c.graphs.get(kind, ())):
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"
@@ -231,21 +247,6 @@ def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
                     "lines": _node_lines(graph),
                 }
             )
-        if kind == "aot_backward_graph" and c.graphs.get(kind):
-            joined = partition_graph(c, paths)
-            if joined is not None:
-                graphs.append(explorer_payload(joined, title="forward | backward"))
-                stages.append(
-                    {
-                        "kind": PARTITION,
-                        "label": "partition (forward | backward)",
-                        "graph": len(graphs) - 1,
-                        "nodes": len(joined.nodes),
-                        "ops": joined.op_count,
-                        "text": "",
-                        "lines": {},
-                    }
-                )
     for k in kernels:  # the explorer graph that shows the kernel's fused nodes
         k["post_graph"] = post_graph_index.get(k.pop("post_number"))
     return stages
@@ -404,6 +405,9 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
         "nothing_compiled": nothing_compiled(capture),
         "note": capture.note,
         "skipped": [{"reason": s.reason, "count": s.count} for s in capture.skipped],
+        # The stages the view shows, in order, with what the view does with each (common.py):
+        # the JS keeps no list of its own.
+        "stages": [asdict(s) for s in SHOWN_STAGES],
         "compiles": compiles,
         "graphs": graphs,
         "cells": cells,

@@ -1301,9 +1301,11 @@ function sweepChart(points, byFlops, basis) {
 }
 
 // ext/compilescope/static/result_graphs.js
-var SAVED_STAGES = ["aot_forward_graph", "aot_backward_graph", "partition"];
 function renderGraphs(ctx, pane) {
   const { data } = ctx;
+  const stages = data.stages || [];
+  const savedStages = new Set(stages.filter((s) => s.saved).map((s) => s.kind));
+  const partitionKind = (stages.find((s) => !s.logged) || {}).kind;
   const explorers = /* @__PURE__ */ new Map();
   const stageBar = el("div", { class: "cs-stagebar" });
   const graphArea = el("div", { class: "cs-grapharea" });
@@ -1364,9 +1366,9 @@ function renderGraphs(ctx, pane) {
   }
   function renderSaved(c, st) {
     savedBox.textContent = "";
-    if (!c.partition || !SAVED_STAGES.includes(st.kind)) return;
+    if (!c.partition || !savedStages.has(st.kind)) return;
     renderPartition(savedBox, c, (s) => {
-      const part = c.stages.find((x) => x.kind === "partition");
+      const part = partitionKind && c.stages.find((x) => x.kind === partitionKind);
       if (part) openGraph(ctx.compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
       else if (ctx.activeExplorer) ctx.activeExplorer.highlightNames([s.name, ...s.users]);
     });
@@ -1603,6 +1605,7 @@ function compileTable(ctx) {
   const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
   for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
+  const drawnHere = new Set((ctx.data.stages || []).filter((s) => !s.logged).map((s) => s.kind));
   for (const { ci, earlier } of foldRestarts(ctx.data.compiles)) {
     const c = ctx.data.compiles[ci];
     const tr = el("tr", { "data-compile": c.id, "data-attempts": [...earlier.map((e) => e.id), c.id].join(" ") });
@@ -1624,7 +1627,7 @@ function compileTable(ctx) {
     const f = c.frame;
     if (f.cell !== null) tr.appendChild(el("td", { class: "cs-nowrap", "data-col": "frame" }, formatCell(f.cell)));
     else tr.appendChild(el("td", { class: "cs-frame", "data-col": "frame" }, (f.label || "").replace(/cell \[(\d+)\] line (\d+)/g, "cell\xA0[$1]\xA0line\xA0$2")));
-    tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => s.kind !== "partition").map((s) => `${s.label} ${s.ops}`).join(", ")));
+    tr.appendChild(el("td", { class: "cs-ops", "data-col": "ops" }, c.stages.filter((s) => !drawnHere.has(s.kind)).map((s) => `${s.label} ${s.ops}`).join(", ")));
     tr.appendChild(el("td", { "data-col": "kernels" }, c.kernels.length || ""));
     tr.appendChild(el("td", { "data-col": "activations" }, c.partition ? `${c.activation_text} (${c.saved_text} saved)` : ""));
     const times = [...earlier, c].map((x) => x.compile_s).filter((t) => t !== null && t !== void 0);
