@@ -17,7 +17,7 @@ from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
 from .model.rank_report import RankReport
 from .model.serialize import FormatError
 from .model.speedup import StepSpeedup
-from .trace.rank_files import merge_ranks, write_rank
+from .trace.rank_files import compare_saved_ranks, merge_ranks, write_rank
 from .trace.reader import TraceError, load_trace
 
 __version__ = "0.1.0"
@@ -156,6 +156,7 @@ __all__ = [
     "capture",
     "capturing",
     "compare_ranks",
+    "compare_saved_ranks",
     "diff",
     "explore",
     "figures",

@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     ranks.add_argument("path", metavar="PATH", help=what)
     ranks.add_argument("--world-size", type=int, help="ranks the job had (a missing one counts)")
     ranks.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
+    ranks.add_argument(
+        "--jobs", type=int, help="processes that read rank logs (default: one a core)"
+    )
     commands.add_parser("demo", help="capture a small model and print what torch.compile did")
     return parser
 
@@ -129,9 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "report" and _as_pages(args):
             return _report_pages(args)
-        cap = open_capture(args.path)
         if args.command == "ranks":
-            return _ranks(cap, args)
+            return _ranks(args)
+        cap = open_capture(args.path)
         if args.command == "report":
             return _report(cap, args)
         print(cap)
@@ -146,8 +149,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _ranks(cap: Capture, args: argparse.Namespace) -> int:
-    report = cap.compare_ranks(args.world_size)
+def _ranks(args: argparse.Namespace) -> int:
+    from .report_job import rank_report
+
+    # Each rank's record only: rank logs read in parallel, or write_rank summaries.
+    report = rank_report(args.path, args.world_size, args.jobs)
     print(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1), encoding="utf-8")

@@ -305,10 +305,13 @@ def _detail(
             f"{others}: {y.status} {[headline(r) for r in y.recompile_reasons]}"
         )
     p, q = aspect_value(x, aspect), aspect_value(y, aspect)
+    detail = ""
     if aspect == "graphs" and capture is not None:
-        detail = _graph_detail(capture, ranks, cid, x.graph_hashes, y.graph_hashes)
-    else:
-        detail = _sequence_detail(p, q)
+        try:
+            detail = _graph_detail(capture, ranks, cid, x.graph_hashes, y.graph_hashes)
+        except LookupError:  # a rank that left only its summary: its graphs are not at hand
+            detail = ""
+    detail = detail or _sequence_detail(p, q)
     return f"{who} vs {others}: {detail}"
 
 

@@ -73,38 +73,56 @@ def load_trace(path: str | os.PathLike[str]) -> Capture:
     """Read a TORCH_TRACE file or folder; unreadable entries are counted in `capture.skipped`,
     and for each rank's log, where it ends and what of it was lost (`capture.rank_logs`)."""
     files = trace_files(path)
+    ranks = [rank_of_log(file, index, len(files)) for index, file in enumerate(files)]
+    capture, events = read_logs(files, ranks, str(path))
+    if events == 0:
+        raise no_events(str(path), sum(s.count for s in capture.skipped))
+    return capture
+
+
+def rank_of_log(file: Path, index: int, count: int) -> int | None:
+    """The rank of the `index`-th of `count` logs: from its name (`..._rank_3_...`), else its
+    place (several logs without rank names are separate processes that must not share compile
+    ids), else None (one log)."""
+    match = _RANK_IN_NAME.search(file.name)
+    return int(match.group(1)) if match else (index if count > 1 else None)
+
+
+def no_events(path: str, unread: int | None = None) -> TraceError:
+    """The error for logs that hold no structured-trace event at all (`unread`: lines)."""
+    lines = f" {unread} lines could not be read" if unread is not None else ""
+    return TraceError(
+        f"{path!r} holds no structured-trace events (is it a TORCH_TRACE log?{lines})"
+    )
+
+
+def read_logs(files: list[Path], ranks: list[int | None], source: str) -> tuple[Capture, int]:
+    """The Capture of `files`, the logs of `ranks` (None: a log of no rank), and the number of
+    events read, without checking that there were any: an empty log is a RankLog of none."""
+    events = 0
     builder = CaptureBuilder()
     skips = SkipCounter()
-    events_seen = 0
     logs = []
     cut_inside: set[CompileId] = set()
-    for index, file in enumerate(files):
-        match = _RANK_IN_NAME.search(file.name)
-        # Several logs without rank names (separate processes) still must not share compile ids.
-        rank = int(match.group(1)) if match else (index if len(files) > 1 else None)
+    for file, rank in zip(files, ranks, strict=True):
         builder.strings = {}  # each process interns its own file names
         mine = SkipCounter()
         log, cut = _read_log(file, rank, builder, mine)
         cut_inside |= cut
-        events_seen += log.events
+        events += log.events
         if rank is not None:
             logs.append(log)
         for reason, count in mine.counts.items():
             skips.counts[reason] += count
             skips.first_line.setdefault(reason, mine.first_line.get(reason))
-    if events_seen == 0:
-        raise TraceError(
-            f"{str(path)!r} holds no structured-trace events "
-            f"(is it a TORCH_TRACE log? {sum(skips.counts.values())} lines could not be read)"
-        )
     for reason, count in skips.counts.items():
         for _ in range(count):
             builder.skips.add(reason, skips.first_line.get(reason))
-    capture = builder.build(source=str(path))
+    capture = builder.build(source=source)
     compiles = tuple(
         replace(c, incomplete=_CUT_INSIDE) if c.id in cut_inside else c for c in capture.compiles
     )
-    return replace(capture, compiles=compiles, rank_logs=tuple(logs))
+    return replace(capture, compiles=compiles, rank_logs=tuple(logs)), events
 
 
 _CUT_INSIDE = "the log ends inside it (no compilation_metrics): counts are of what was read"

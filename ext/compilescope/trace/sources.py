@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..model.capture import Capture
 from ..model.serialize import FormatError
-from .rank_files import merge_ranks, rank_files
+from .rank_files import merge_ranks, rank_files, summary_files
 from .reader import TraceError, load_trace
 
 
@@ -25,7 +25,7 @@ def open_capture(path: str | os.PathLike[str]) -> Capture:
             raise FormatError(
                 f"{str(where)!r} is not a capture compilescope can read: {error}"
             ) from None
-    if where.is_dir() and rank_files(where):
+    if where.is_dir() and (rank_files(where) or summary_files(where)):
         try:
             return merge_ranks(where)
         except FormatError as error:
