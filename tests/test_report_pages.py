@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from compilescope.report_job import write_report_folder
+from compilescope.views.report_index import index_html
 from compilescope.views.static_files import static_text
 from conftest import FIXTURES
 
@@ -56,3 +57,15 @@ def test_small_logs_still_get_one_file(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["compilescope_report.html"]
+
+
+def test_a_finding_on_every_rank_is_one_block_on_ranks_0_to_n(tmp_path):
+    index, _, report = write_report_folder(FIXTURES / "ranks_gpu" / "agree", tmp_path, jobs=1)
+    assert report is not None and report.status == "agree"
+    html = index.read_text()
+    found = html.split("<h3>Findings</h3>", 1)[1].split("<h3>Compile ids", 1)[0]
+    assert found.count("<li data-kind=") == 6  # each finding once, not once per rank
+    assert found.count("(on ranks 0, 1)") == 6 and "rank0:" not in found
+    assert "[rank" not in found and "[1/0, 1/0_1, 2/0" in found  # compile ids without the rank
+    many = index_html("t", "h", "", [("<p>f</p>", list(range(64)))], [], [])
+    assert "(on ranks 0-63)" in many

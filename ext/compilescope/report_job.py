@@ -12,6 +12,7 @@ from typing import TypeVar
 from .model.capture import Capture, RankLog, Skipped
 from .model.compile import Compile
 from .model.compile_id import CompileId
+from .model.finding import Finding
 from .model.findings import findings
 from .model.graph import Graph
 from .model.rank_compare import CompileLookup, RankRecord, records_of
@@ -85,11 +86,23 @@ def write_pages(capture: Capture, folder: Path, taken: set[str]) -> RankPages:
         rank,
         record,
         tuple(rows),
-        tuple(findings_blocks(findings(capture))),
+        tuple(findings_blocks(tuple(map(_without_rank, findings(capture))))),
         capture.rank_logs,
         capture.skipped,
         capture.torch_version,
     )
+
+
+def _without_rank(finding: Finding) -> Finding:
+    """A finding with its compile ids written without the rank (`1/0`, not `rank3:1/0`): the
+    same finding on every rank is then one block in the index, "on ranks 0-63"."""
+    ids = []
+    for cid in finding.compile_ids:
+        try:
+            ids.append(str(replace(CompileId.parse(cid), rank=None)))
+        except ValueError:
+            ids.append(cid)
+    return replace(finding, compile_ids=tuple(ids))
 
 
 # Graphs this process has read, by kind and text: ranks of one job log the same graphs, which

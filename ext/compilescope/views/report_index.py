@@ -10,6 +10,7 @@ from html import escape
 
 from ..model.compile import Compile
 from ..model.finding import Finding
+from ..model.rank_report import ranks_text
 from .findings_view import findings_html
 from .static_files import static_text
 
@@ -77,14 +78,9 @@ def _seconds(value: float | None) -> str:
 
 
 def _ranks(ranks: list[int | None]) -> str:
-    named = sorted(r for r in ranks if r is not None)
-    if not named:
-        return ""
-    if len(named) == 1:
-        return f" (rank {named[0]})"
-    return (
-        f" (ranks {', '.join(map(str, named[:8]))}{' ...' if len(named) > 8 else ''}: {len(named)})"
-    )
+    """` (on rank 3)`, ` (on ranks 0-63)`: where a finding was found, when ranks were read."""
+    named = sorted({r for r in ranks if r is not None})
+    return f" (on {ranks_text(named)})" if named else ""
 
 
 def index_html(
