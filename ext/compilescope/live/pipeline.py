@@ -16,7 +16,7 @@ from ..model.compile_id import CompileId
 from . import torch_bridge
 from .fresh_copy import copy_function, fresh_entry
 from .options import CompileOptions
-from .real_steps import timing_real_steps
+from .real_steps import RealStepTimer, following_steps
 from .recording_backend import RecordingBackend
 from .session import CaptureSession
 
@@ -136,13 +136,17 @@ def capture_run(
     how = how or CompileOptions(timings=False)
     how.backend_fn()
     settings = {**how.settings(), **(extra_settings or {})}
-    session = CaptureSession(on_event=on_event)
-    session.timings = how.timings
+    session = CaptureSession(on_event=on_event, timings=how.timings)
     run = CaptureRun(how, session)
+    timer = (
+        RealStepTimer(session, how.real_steps, how.eager_steps, say_no_optimizer=loop)
+        if how.real_steps > 0
+        else None
+    )
     with (
-        session.active(settings or None),
+        session.active(settings or None, steps=timer.outcome if timer else None),
         how.running(run.wrap),
-        timing_real_steps(session, how.real_steps, how.eager_steps, say_no_optimizer=loop),
+        following_steps(timer),
         # what compiled forwards save, on their first run
         session.held.measuring(compiled_autograd=how.compiled_autograd),
     ):

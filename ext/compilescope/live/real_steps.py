@@ -86,9 +86,18 @@ class RealStepTimer:
     """Follows the user's steps inside a capture and times one window of them."""
 
     def __init__(
-        self, session: CaptureSession, steps: int = 10, eager_steps: int = 5, settle: int = 2
+        self,
+        session: CaptureSession,
+        steps: int = 10,
+        eager_steps: int = 5,
+        settle: int = 2,
+        say_no_optimizer: bool = False,
     ) -> None:
         self.session = session
+        # A loop under capturing(): if it ran no optimizer step at all, the capture says so. A
+        # single call with no optimizer step (capture(), most cells) needs no word.
+        self.say_no_optimizer = say_no_optimizer
+        self._outcome: tuple[RealSteps | None, str] | None = None
         self.steps, self.eager_steps, self.settle = steps, eager_steps, settle
         self.state = Phase.SETTLING
         self.result: RealSteps | None = None
@@ -374,6 +383,17 @@ class RealStepTimer:
         return self._boundaries
 
     # --- start and end -------------------------------------------------------------------------
+    def outcome(self) -> tuple[RealSteps | None, str]:
+        """The timed steps, or why none were timed ("" where nothing needs saying); the first
+        call ends the windows (see `finish`), later ones return the same."""
+        if self._outcome is None:
+            real = self.finish()
+            note = ""
+            if real is None and (self.steps_seen or self.say_no_optimizer):
+                note = "; ".join(self.notes)
+            self._outcome = (real, note)
+        return self._outcome
+
     def finish(self) -> RealSteps | None:
         """The block has ended: put back what is still changed; the result, if a window ran."""
         self._close_window()
@@ -404,25 +424,18 @@ class RealStepTimer:
 
 
 @contextlib.contextmanager
-def timing_real_steps(
-    session: CaptureSession, steps: int, eager_steps: int = 5, say_no_optimizer: bool = False
-) -> Iterator[RealStepTimer | None]:
-    """Inside, the user's steps are followed (steps=0: not at all); on the way out the session
-    gets `real_steps`, or, when no window ran, `real_steps_note` saying why: where optimizer
-    steps ran but too few, or (`say_no_optimizer`: a loop under capturing()) none ran. A single
-    call with no optimizer step (capture(), most cells) needs no word."""
-    if steps <= 0:
-        yield None
+def following_steps(timer: RealStepTimer | None) -> Iterator[None]:
+    """Inside, the timer hears the user's steps (None: nothing is followed); on the way out
+    its windows end (the stance and the profiler are put back at once), its outcome kept."""
+    if timer is None:
+        yield
         return
-    timer = RealStepTimer(session, steps=steps, eager_steps=eager_steps)
     try:
         # a compiled optimizer step calls it too, and compiles as without it (step_boundaries)
         with hearing_steps(timer.boundary, timer.starting):
-            yield timer
+            yield
     finally:
-        session.real_steps = timer.finish()
-        if session.real_steps is None and (timer.steps_seen or say_no_optimizer):
-            session.real_steps_note = "; ".join(timer.notes)
+        timer.outcome()
 
 
 __all__ = [
@@ -430,5 +443,5 @@ __all__ = [
     "LABEL",
     "RealStepTimer",
     "eager_memory_verdict",
-    "timing_real_steps",
+    "following_steps",
 ]

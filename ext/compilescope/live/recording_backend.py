@@ -32,15 +32,18 @@ class RecordingBackend:
         compile_id = torch_bridge.current_compile_id()
         session = self._session()
         if compile_id is not None and session is not None:
-            session.module_paths[compile_id] = torch_bridge.module_paths(graph_module)
+            session.heard_module_paths(compile_id, torch_bridge.module_paths(graph_module))
         compiled = self.inner(graph_module, example_inputs)
         if compile_id is not None and session is not None and session.timings:
-            session.recorded[compile_id] = RecordedGraph(
-                graph_module,
-                compiled,
-                input_layout(example_inputs),
-                torch_bridge.grad_enabled(),
-                input_values(example_inputs),
-                input_moments(example_inputs),
+            session.keep_to_time(
+                compile_id,
+                RecordedGraph(
+                    graph_module,
+                    compiled,
+                    input_layout(example_inputs),
+                    torch_bridge.grad_enabled(),
+                    input_values(example_inputs),
+                    input_moments(example_inputs),
+                ),
             )
         return compiled

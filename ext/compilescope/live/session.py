@@ -45,6 +45,7 @@ class CaptureSession:
         self,
         cell_resolver: Callable[[str], int | None] | None = None,
         on_event: Callable[[str, dict[str, Any]], None] | None = None,
+        timings: bool | int = False,
     ) -> None:
         self._records: list[tuple[dict[str, Any], str | None]] = []
         self._strings: dict[int, str] = {}
@@ -57,15 +58,20 @@ class CaptureSession:
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
         # Time the compiled graphs after the code ran: True (time-boxed), an int (exactly that
         # many timed runs per measurement), or False.
-        self.timings: bool | int = False
+        self.timings = timings
         self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
         self.held = HeldRecorder()  # what each compiled forward saves (live/held_memory.py)
-        # The user's own steps, timed while the block ran (live/real_steps.py).
-        self.real_steps: RealSteps | None = None
-        self.real_steps_note = ""  # why no window of them was timed, when none was
         self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0
+
+    def heard_module_paths(self, compile_id: str, paths: dict[str, str]) -> None:
+        """The recording backend heard a Dynamo graph: its nodes' module paths."""
+        self.module_paths[compile_id] = paths
+
+    def keep_to_time(self, compile_id: str, graph: RecordedGraph) -> None:
+        """The recording backend compiled a graph that the capture times after the code ran."""
+        self.recorded[compile_id] = graph
 
     @property
     def heard(self) -> int:
@@ -107,8 +113,14 @@ class CaptureSession:
             self.post_grad_paths.setdefault(compile_id, []).append(paths)
 
     @contextlib.contextmanager
-    def active(self, extra_settings: dict[str, object] | None = None) -> Iterator[CaptureSession]:
-        """Listen and hold capture settings inside; the Capture is built on the way out.
+    def active(
+        self,
+        extra_settings: dict[str, object] | None = None,
+        steps: Callable[[], tuple[RealSteps | None, str]] | None = None,
+    ) -> Iterator[CaptureSession]:
+        """Listen and hold capture settings inside; the Capture is built on the way out, with
+        what `steps` gives back (the user's own steps, timed while the block ran, or why not:
+        `RealStepTimer.outcome`), whichever of them ends first.
 
         If the code inside raises (KeyboardInterrupt too), the capture holds what compiled
         before, with `partial` naming the exception, and the exception propagates.
@@ -140,9 +152,8 @@ class CaptureSession:
                         repeats = None if self.timings is True else int(self.timings)
                         timings = measure(self.recorded, self.result, repeats=repeats)
                         self.result = replace(self.result, timings=timings)
-                    self.result = with_real_steps(
-                        self.result, self.real_steps, self.real_steps_note
-                    )
+                    if steps is not None:
+                        self.result = with_real_steps(self.result, *steps())
                     if said.items:
                         self.result = replace(self.result, messages=said.messages())
                     self.recorded = {}
