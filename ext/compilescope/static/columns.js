@@ -1,6 +1,7 @@
 // Tables that fit their pane: cells marked with data-col fold away, lowest priority first, until
 // the table is no wider than its box; a button over the table brings them back (the box then
-// scrolls sideways). Refitted whenever the box changes width (a folded cell strip, a tab shown).
+// scrolls sideways). Refitted whenever the box changes width (a folded cell strip, a tab shown),
+// until `dispose` stops watching it.
 
 import { el } from "./dom.js";
 
@@ -33,7 +34,8 @@ export function fitColumns(box, table, order) {
     width = box.clientWidth;
     fit();
   };
-  if (window.ResizeObserver) new ResizeObserver(refit).observe(box);
+  const sizes = window.ResizeObserver ? new ResizeObserver(refit) : null;
+  if (sizes) sizes.observe(box);
   requestAnimationFrame(refit);
-  return { refit: () => { width = -1; refit(); } };
+  return { refit: () => { width = -1; refit(); }, dispose: () => { if (sizes) sizes.disconnect(); } };
 }

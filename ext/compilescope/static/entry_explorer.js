@@ -6,13 +6,20 @@ import { createExplorer } from "./explorer.js";
 
 export default {
   render({ model, el: host }) {
+    let explorer = null;
     const draw = () => {
+      if (explorer) explorer.dispose();
       host.textContent = "";
       const box = el("div", { class: "cs-root" });
       host.appendChild(box);
-      createExplorer(box, JSON.parse(model.get("data")));
+      explorer = createExplorer(box, JSON.parse(model.get("data")));
     };
     draw();
     model.on("change:data", draw);
+    // anywidget calls this when the view goes: every listener the view added goes with it.
+    return () => {
+      model.off("change:data", draw);
+      explorer.dispose();
+    };
   },
 };

@@ -130,7 +130,8 @@ export function createExplorer(container, g, opts) {
   };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
-  if (window.ResizeObserver) new ResizeObserver(() => painter.resized()).observe(canvas);
+  const sizes = window.ResizeObserver ? new ResizeObserver(() => painter.resized()) : null;
+  if (sizes) sizes.observe(canvas);
 
   // Test hooks on the root element (tests/browser/test_readability.py), no globals:
   // edgePoint(i) is where on the page edge i's middle is drawn (hover it to see its tensor);
@@ -157,5 +158,7 @@ export function createExplorer(container, g, opts) {
     select(name) { const v = info.byName.get(name); if (v !== undefined) act.select(v); },
     expandAll() { ui.buttons.expand.onclick(); },
     redraw: painter.redraw,
+    // Removes what it added outside its elements: the window's drag listeners, the observer.
+    dispose() { act.dispose(); if (sizes) sizes.disconnect(); },
   };
 }

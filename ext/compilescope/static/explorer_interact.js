@@ -49,13 +49,16 @@ export function bindInteraction(s, ui, painter, rebuild, opts) {
   }
   let drag = null;
   canvas.addEventListener("mousedown", (ev) => { drag = { x: ev.clientX, y: ev.clientY, moved: false }; });
-  window.addEventListener("mousemove", (ev) => {
+  // A drag goes on outside the canvas: these two listen on the window, and `dispose` removes them.
+  const onMove = (ev) => {
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
     if (drag.moved) { view.tx += dx; view.ty += dy; drag.x = ev.clientX; drag.y = ev.clientY; redraw(); }
-  });
-  window.addEventListener("mouseup", () => { setTimeout(() => { drag = null; }, 0); });
+  };
+  const onUp = () => { setTimeout(() => { drag = null; }, 0); };
+  window.addEventListener("mousemove", onMove);
+  window.addEventListener("mouseup", onUp);
   canvas.addEventListener("click", (ev) => {
     if (drag && drag.moved) return;
     const i = hit(ev);
@@ -142,5 +145,6 @@ export function bindInteraction(s, ui, painter, rebuild, opts) {
   buttons.up.onclick = () => { if (s.selected >= 0) setHighlight(walk(s.selected, (v) => g.in[v]), false); };
   buttons.down.onclick = () => { if (s.selected >= 0) setHighlight(walk(s.selected, (v) => info.users[v]), false); };
   buttons.clear.onclick = () => { setHighlight([], false); select(-1); found.textContent = ""; };
-  return { select, setHighlight };
+  const dispose = () => { window.removeEventListener("mousemove", onMove); window.removeEventListener("mouseup", onUp); };
+  return { select, setHighlight, dispose };
 }

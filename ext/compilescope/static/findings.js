@@ -7,7 +7,7 @@ import { el } from "./dom.js";
 
 const SHOWN = 8; // findings open at first; the rest behind "more"
 
-function findingItem(ctx, f, actions) {
+function findingItem(f, showLine, actions) {
   const item = el("li", { class: "cs-finding", "data-kind": f.kind, "data-finding": String(f.number) });
   const head = el("div", { class: "cs-finding-what" });
   head.appendChild(el("span", { class: "cs-finding-kind" }, f.kind.replace(/_/g, " ")));
@@ -17,9 +17,9 @@ function findingItem(ctx, f, actions) {
   if (f.where) {
     const where = el("div", { class: "cs-finding-where" }, `where: ${f.where}`);
     const user = f.user_loc;
-    if (user && ctx.showLine) {
+    if (user && showLine) {
       where.classList.add("cs-link-like");
-      where.onclick = () => ctx.showLine(user[0], user[1]);
+      where.onclick = () => showLine(user[0], user[1]);
     }
     item.appendChild(where);
   }
@@ -102,8 +102,9 @@ function renderTrial(box, trial, data) {
   if (speedup) box.appendChild(el("div", { class: "cs-step-speedup", "data-verdict": speedup.verdict }, `real steps: ${speedup.text}`));
 }
 
-export function renderFindings(ctx, p, actions) {
-  const found = ctx.data.findings || [];
+// `showLine(file, line)`: shows a line in the cell pane; `actions`: see result.js.
+export function renderFindings(p, data, showLine, actions) {
+  const found = data.findings || [];
   const section = el("div", { class: "cs-findings", "data-findings": String(found.length) });
   section.appendChild(el("h4", {}, found.length ? `Findings (${found.length}), costliest first` : "Findings"));
   if (!found.length) {
@@ -112,13 +113,13 @@ export function renderFindings(ctx, p, actions) {
     return;
   }
   const list = el("ol", { class: "cs-finding-list" });
-  for (const f of found.slice(0, SHOWN)) list.appendChild(findingItem(ctx, f, actions));
+  for (const f of found.slice(0, SHOWN)) list.appendChild(findingItem(f, showLine, actions));
   section.appendChild(list);
   if (found.length > SHOWN) {
     const more = el("details", { class: "cs-findings-more" });
     more.appendChild(el("summary", {}, `${found.length - SHOWN} more`));
     const rest = el("ol", { class: "cs-finding-list", start: String(SHOWN + 1) });
-    for (const f of found.slice(SHOWN)) rest.appendChild(findingItem(ctx, f, actions));
+    for (const f of found.slice(SHOWN)) rest.appendChild(findingItem(f, showLine, actions));
     more.appendChild(rest);
     section.appendChild(more);
   }
@@ -136,7 +137,7 @@ export function renderFindings(ctx, p, actions) {
       item.insertBefore(box, button ? button.nextSibling : null);
       if (item.closest("details")) item.closest("details").open = true;
     }
-    renderTrial(box, trial, ctx.data);
+    renderTrial(box, trial, data);
   };
   if (actions) {
     show(actions.trial());

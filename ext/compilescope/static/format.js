@@ -21,6 +21,13 @@ export function formatLocation(loc, cellOf) {
   return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
 }
 
+// The payload's cells as formatLocation's `cellOf`: file -> the cell's number.
+export function cellNumbers(data) {
+  const cellOf = {};
+  for (const cell of data.cells) cellOf[cell.file] = cell.cell;
+  return cellOf;
+}
+
 export function formatMs(s) { return s === null || s === undefined ? "" : `${(s * 1e3).toFixed(3)} ms`; }
 
 export function formatSpread(t) {

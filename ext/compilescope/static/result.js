@@ -4,9 +4,10 @@
 // SVG charts and sympy's MathML.
 //
 // This module draws the frame (head, cell pane, tabs, compile selectors) and hands each tab to
-// its module. They share one context: the data, the chosen compile id, the shown explorer, and
-// the cross-links each tab owns (showTab here; showLine, markLines in result_cell.js; openGraph
-// in result_graphs.js; openKernel in result_code.js), all set before anything is clicked.
+// its module. Each tab's render returns the links it owns (showTab here; showLine, markLines
+// from result_cell.js; openGraph from result_graphs.js; openKernel from result_code.js) and its
+// dispose; the links are passed to the tabs that use them, by name. The tabs share one state:
+// the chosen compile id (compileChoice).
 
 import { renderDiff } from "./diff.js";
 import { el } from "./dom.js";
@@ -40,35 +41,37 @@ function nothingCompiled(data) {
   return el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture.");
 }
 
-// The context the tabs share, with the compile selector that graphs, code, guards and repro show.
-function resultContext(data) {
-  const cellOf = {};
-  for (const cell of data.cells) cellOf[cell.file] = cell.cell;
+// The chosen compile id, which graphs, code, guards and repro show, each with its selector.
+function compileChoice(data) {
   // Start on the biggest compile: restarts and empty compile ids have nothing to draw.
   const biggest = data.compiles.reduce((best, c, i) => (c.stages.length && (best < 0 || c.stages[0].nodes > data.compiles[best].stages[0].nodes) ? i : best), -1);
-  const ctx = {
-    data,
-    cellOf,
-    compileIndex: biggest < 0 ? 0 : biggest,
-    activeExplorer: null,
-    selectors: [],
-    compileSelect(onChange) {
+  let index = biggest < 0 ? 0 : biggest;
+  const selectors = [];
+  const choice = {
+    get index() { return index; },
+    // A selector for a tab; `onChange` redraws the tab for the chosen compile id.
+    select(onChange) {
       const s = el("select", { class: "cs-select" });
       data.compiles.forEach((c, i) => s.appendChild(el("option", { value: String(i) }, `${c.id} ${c.frame.label || c.frame.function || ""}`)));
-      s.onchange = () => ctx.setCompile(Number(s.value));
-      ctx.selectors.push([s, onChange]);
+      s.onchange = () => choice.set(Number(s.value));
+      selectors.push([s, onChange]);
       return s;
     },
-    setCompile(i) {
-      ctx.compileIndex = i;
-      for (const [s, cb] of ctx.selectors) { s.value = String(i); cb(); }
+    set(i) {
+      index = i;
+      for (const [s, cb] of selectors) { s.value = String(i); cb(); }
+    },
+    // Chosen without redrawing the tabs (the graphs tab, which draws it itself).
+    mark(i) {
+      index = i;
+      for (const [s] of selectors) s.value = String(i);
     },
   };
-  return ctx;
+  return choice;
 }
 
 // The cell pane (foldable) beside the tabs' column.
-function renderLayout(root, ctx) {
+function renderLayout(root, data, redraw) {
   const main = el("div", { class: "cs-main" });
   const cellPane = el("div", { class: "cs-cellpane" });
   const fold = el("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\u00ab cell");
@@ -76,77 +79,95 @@ function renderLayout(root, ctx) {
   const setFolded = (on) => {
     cellPane.classList.toggle("cs-folded", on);
     fold.textContent = on ? "cell \u00bb" : "\u00ab cell";
-    if (ctx.activeExplorer) ctx.activeExplorer.redraw();
+    redraw();
   };
   fold.onclick = (ev) => { ev.stopPropagation(); setFolded(!cellPane.classList.contains("cs-folded")); };
   cellPane.addEventListener("click", () => { if (cellPane.classList.contains("cs-folded")) setFolded(false); });
   const right = el("div", { class: "cs-right" });
-  if (ctx.data.cells.length) main.appendChild(cellPane);
+  if (data.cells.length) main.appendChild(cellPane);
   main.appendChild(right);
   root.appendChild(main);
   return { cellPane, right, setFolded };
 }
 
-function renderTabs(right, ctx) {
+// Returns the panes by key and showTab(key); `onGraphs` runs when the graphs tab is shown.
+function renderTabs(right, data, onGraphs) {
   const tabBar = el("div", { class: "cs-tabs", role: "tablist" });
   const panes = {};
   const tabNames = [...TABS];
-  if (ctx.data.diff) tabNames.push(["diff", "Diff"]);
+  if (data.diff) tabNames.push(["diff", "Diff"]);
   for (const [key, label] of tabNames) {
     const b = el("button", { class: "cs-tab", "data-tab": key, role: "tab" }, label);
-    b.onclick = () => ctx.showTab(key);
+    b.onclick = () => showTab(key);
     tabBar.appendChild(b);
     panes[key] = el("div", { class: "cs-pane", "data-pane": key });
   }
   right.appendChild(tabBar);
   for (const p of Object.values(panes)) right.appendChild(p);
-  ctx.showTab = (key) => {
+  function showTab(key) {
     for (const [k, p] of Object.entries(panes)) p.style.display = k === key ? "" : "none";
     for (const b of tabBar.children) b.classList.toggle("cs-on", b.getAttribute("data-tab") === key);
-    if (key === "graphs" && ctx.activeExplorer) ctx.activeExplorer.redraw();
-  };
-  return panes;
+    if (key === "graphs") onGraphs();
+  }
+  return { panes, showTab };
 }
 
 // Narrow outputs start with the listing folded, so the graph keeps a useful width; decided
 // once, when the output first has a width (a widget is drawn before it is on the page).
+// Returns a function that stops waiting for it.
 function foldWhenNarrow(root, data, setFolded) {
   const decideFold = (width) => { if (data.cells.length && width < 1100) setFolded(true); };
   if (root.clientWidth) decideFold(root.clientWidth);
   else if (window.ResizeObserver) {
     const watch = new ResizeObserver(() => { if (root.clientWidth) { watch.disconnect(); decideFold(root.clientWidth); } });
     watch.observe(root);
+    return () => watch.disconnect();
   }
+  return () => {};
 }
 
 // `actions`, where a kernel is connected (the widget): tryFix(number), trial(), onTrial(cb).
+// Returns the links (showTab, openKernel, showLine, openGraph) and dispose(), which removes what
+// the view added outside its own elements (window listeners, resize observers).
 export function renderResult(host, data, actions) {
   const root = el("div", { class: "cs-root" });
   host.appendChild(root);
   renderHead(root, data);
-  const ctx = resultContext(data);
-  const { cellPane, right, setFolded } = renderLayout(root, ctx);
-  ctx.unfoldCell = () => setFolded(false);
-  const panes = renderTabs(right, ctx);
-  renderCellPane(ctx, cellPane);
-  renderOverview(ctx, panes.overview, actions);
+  const choice = compileChoice(data);
+  // The tabs link to each other both ways: each link calls the tab that owns it, once drawn
+  // (every tab is drawn below, before anything can be clicked).
+  let cell = null, graphs = null, code = null;
+  const openGraph = (ci, graphIndex, names) => graphs.openGraph(ci, graphIndex, names);
+  const openKernel = (ci, name) => code.openKernel(ci, name);
+  const showLine = (file, n) => cell.showLine(file, n);
+  const markLines = (locs) => cell.markLines(locs);
+  const redraw = () => { if (graphs) graphs.redraw(); };
+  const { cellPane, right, setFolded } = renderLayout(root, data, redraw);
+  const { panes, showTab } = renderTabs(right, data, redraw);
+  const openCompile = (ci) => { choice.set(ci); showTab("graphs"); };
+  cell = renderCellPane(cellPane, data, { openGraph, openKernel, unfold: () => setFolded(false) });
+  const overview = renderOverview(panes.overview, data, { openCompile, showLine }, actions);
   if (data.compiles.length) {
-    renderGraphs(ctx, panes.graphs);
-    renderCode(ctx, panes.code);
-    renderGuards(ctx, panes.guards);
-    renderRepro(ctx, panes.repro);
+    graphs = renderGraphs(panes.graphs, data, choice, { openKernel, showLine, showTab });
+    code = renderCode(panes.code, data, choice, { openGraph, markLines, showTab });
+    renderGuards(panes.guards, data, choice);
+    renderRepro(panes.repro, data, choice);
   } else {
     for (const key of ["graphs", "code", "guards", "repro"]) panes[key].appendChild(nothingCompiled(data));
     // Nothing to open: the cross-links (from the cell pane, findings, timings) lead nowhere.
-    ctx.openGraph = () => ctx.showTab("graphs");
-    ctx.openKernel = () => ctx.showTab("code");
+    graphs = { openGraph: () => showTab("graphs"), redraw() {}, dispose() {} };
+    code = { openKernel: () => showTab("code"), dispose() {} };
   }
-  renderTimings(panes.timings, data, ctx.openKernel);
+  const timings = renderTimings(panes.timings, data, openKernel);
   if (data.diff) renderDiff(panes.diff, data.diff);
 
-  for (const [s, cb] of ctx.selectors) { s.value = String(ctx.compileIndex); cb(); }
-  ctx.showTab("overview");
-  foldWhenNarrow(root, data, setFolded);
+  choice.set(choice.index);
+  showTab("overview");
+  const stopFolding = foldWhenNarrow(root, data, setFolded);
   root.setAttribute("data-ready", "1");
-  return { showTab: ctx.showTab, openKernel: ctx.openKernel, showLine: ctx.showLine, openGraph: ctx.openGraph };
+  const dispose = () => {
+    for (const tab of [overview, graphs, code, timings]) tab.dispose();
+    stopFolding();
+  };
+  return { showTab, openKernel, showLine, openGraph, dispose };
 }

@@ -1,6 +1,6 @@
 // The result view's cell pane: the cell's lines, each marked by what it became (graph nodes,
 // kernels, graph breaks), and for a clicked line the links to those nodes and kernels.
-// Sets ctx.showLine and ctx.markLines (result.js says what the context holds).
+// Returns showLine and markLines, which the other tabs link to.
 
 import { el } from "./dom.js";
 import { formatCell } from "./format.js";
@@ -21,8 +21,8 @@ function linesByLocation(data) {
   return byLine;
 }
 
-export function renderCellPane(ctx, cellPane) {
-  const { data } = ctx;
+// `links`: openGraph(ci, graph, names), openKernel(ci, name), unfold() (the folded listing).
+export function renderCellPane(cellPane, data, links) {
   const lineEls = new Map(); // "file:line" -> element
   const linkBox = el("div", { class: "cs-links" });
   for (const cell of data.cells) {
@@ -54,7 +54,7 @@ export function renderCellPane(ctx, cellPane) {
   function showLine(file, n) {
     markLines([[file, n]]);
     // Seen where it is: the listing unfolds and scrolls to the line.
-    if (ctx.unfoldCell) ctx.unfoldCell();
+    links.unfold();
     const row = lineEls.get(`${file}:${n}`);
     if (row) row.scrollIntoView({ block: "nearest" });
     linkBox.textContent = "";
@@ -65,15 +65,14 @@ export function renderCellPane(ctx, cellPane) {
     for (const [ci, st, names] of e.nodes) {
       const a = el("button", { class: "cs-link", "data-link": "nodes" }, `${data.compiles[ci].id} ${st.label}: ${names.length} node${names.length > 1 ? "s" : ""}`);
       a.title = names.join(", ");
-      a.onclick = () => ctx.openGraph(ci, st.graph, names);
+      a.onclick = () => links.openGraph(ci, st.graph, names);
       linkBox.appendChild(a);
     }
     for (const [ci, k] of e.kernels) {
       const a = el("button", { class: "cs-link", "data-link": "kernel" }, `${data.compiles[ci].id} kernel ${k.name}`);
-      a.onclick = () => ctx.openKernel(ci, k.name);
+      a.onclick = () => links.openKernel(ci, k.name);
       linkBox.appendChild(a);
     }
   }
-  ctx.markLines = markLines;
-  ctx.showLine = showLine;
+  return { showLine, markLines };
 }

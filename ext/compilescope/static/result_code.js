@@ -1,10 +1,10 @@
 // The result view's code tab: the chosen compile id's kernels in a table, the picked kernel's
 // source, provenance, launch figures and Triton IR beside it, and the whole output code.
-// Sets ctx.openKernel (result.js says what the context holds).
+// Returns openKernel, which the other tabs link to, and dispose.
 
 import { el } from "./dom.js";
 import { fitColumns } from "./columns.js";
-import { formatLocation, formatMs, formatSpread } from "./format.js";
+import { cellNumbers, formatLocation, formatMs, formatSpread } from "./format.js";
 import { highlight } from "./text.js";
 
 // A kernel's lines, its own first: frames inside installed libraries (the wrappers every kernel
@@ -103,21 +103,25 @@ function irDetails(box, k) {
   if (k.lang === "triton" && !Object.keys(k.ir || {}).length) box.appendChild(el("div", { class: "cs-muted" }, "Triton IR: not found in Triton's cache (a log read offline, or a cache hit from another process)"));
 }
 
-export function renderCode(ctx, codePane) {
-  const { data, cellOf } = ctx;
+// `choice`: the chosen compile id (result.js); `links`: openGraph(ci, graph, names),
+// markLines(locs) (in the cell pane), showTab(key).
+export function renderCode(codePane, data, choice, links) {
+  const cellOf = cellNumbers(data);
+  let columns = null; // the kernel table's, refitted until the next compile id is shown
   codePane.classList.add("cs-codepane");
   const kernelList = el("div", { class: "cs-kernels" });
   const kernelShow = el("div", { class: "cs-kernel" });
-  codePane.append(ctx.compileSelect(() => renderKernels()), kernelList, kernelShow);
+  codePane.append(choice.select(() => renderKernels()), kernelList, kernelShow);
   function renderKernels() {
-    const c = data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     kernelList.textContent = ""; kernelShow.textContent = "";
+    if (columns) { columns.dispose(); columns = null; }
     if (!c.kernels.length) { kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)")); return; }
     const table = kernelTable(c, cellOf, (k) => showKernel(c, k));
     const box = el("div", { "data-table": "kernels" });
     box.appendChild(table);
     kernelList.appendChild(box);
-    fitColumns(box, table, KERNEL_FOLD);
+    columns = fitColumns(box, table, KERNEL_FOLD);
     if (c.backward_pending) kernelList.appendChild(el("p", { class: "cs-muted", "data-backward-pending": "" }, "No backward kernels: Inductor compiles the backward at its first call, and this code did not run backward. The backward graph is in the Graphs tab."));
     showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
@@ -134,11 +138,11 @@ export function renderCode(ctx, codePane) {
     if (k.time) kernelShow.appendChild(el("div", {}, `time per call: ${formatSpread(k.time)}, ${k.calls_per_run} calls per run`));
     if (k.bandwidth) kernelShow.appendChild(el("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
     const lines = k.lines.filter(Boolean);
-    if (!quiet) ctx.markLines(lines); // a click marks the kernel's lines; the first pick does not
+    if (!quiet) links.markLines(lines); // a click marks the kernel's lines; the first pick does not
     kernelShow.setAttribute("data-lines", String(lines.length));
     if (k.fused.length && k.post_graph !== null && k.post_graph !== undefined) {
       const b = el("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
-      b.onclick = () => ctx.openGraph(ctx.compileIndex, k.post_graph, k.fused);
+      b.onclick = () => links.openGraph(choice.index, k.post_graph, k.fused);
       kernelShow.appendChild(b);
       kernelShow.appendChild(el("div", { class: "cs-muted" }, `fuses: ${k.fused.join(", ")}`));
     } else {
@@ -150,10 +154,11 @@ export function renderCode(ctx, codePane) {
     kernelShow.appendChild(highlight(k.source || "(an extern call: no generated source)"));
     irDetails(kernelShow, k);
   }
-  ctx.openKernel = (ci, name) => {
-    ctx.setCompile(ci);
-    ctx.showTab("code");
+  function openKernel(ci, name) {
+    choice.set(ci);
+    links.showTab("code");
     const k = data.compiles[ci].kernels.find((x) => x.name === name);
     if (k) showKernel(data.compiles[ci], k);
-  };
+  }
+  return { openKernel, dispose: () => { if (columns) columns.dispose(); } };
 }

@@ -1,21 +1,23 @@
 // The result view's graphs tab: one button per stage of the chosen compile id, an explorer per
 // graph (made when first shown, then kept) right under them, then the partition's saved tensors
-// and recomputed nodes (folded) and the graph as torch printed it. Sets ctx.openGraph
-// (result.js says what the context holds).
+// and recomputed nodes (folded) and the graph as torch printed it. Returns openGraph, which the
+// other tabs link to, redraw (the shown explorer, after its pane changed size) and dispose.
 
 import { el } from "./dom.js";
 import { createExplorer } from "./explorer.js";
 import { renderPartition } from "./partition.js";
 import { highlight } from "./text.js";
 
-export function renderGraphs(ctx, pane) {
-  const { data } = ctx;
+// `choice`: the chosen compile id (result.js); `links`: openKernel(ci, name), showLine(file, line)
+// (in the cell pane), showTab(key).
+export function renderGraphs(pane, data, choice, links) {
   // Which stages show the partition's saved tensors, and which is the partition: the payload's
   // table of stages says (common.py), an older saved view's has none.
   const stages = data.stages || [];
   const savedStages = new Set(stages.filter((s) => s.saved).map((s) => s.kind));
   const partitionKind = (stages.find((s) => !s.logged) || {}).kind;
   const explorers = new Map();
+  let shown = null; // the explorer on show
   const stageBar = el("div", { class: "cs-stagebar" });
   const graphArea = el("div", { class: "cs-grapharea" });
   // The explorer first under the stage buttons; what the partition saved and recomputes
@@ -23,18 +25,18 @@ export function renderGraphs(ctx, pane) {
   const savedBox = el("div", { class: "cs-saved" });
   const textBox = el("details", { class: "cs-text" });
   textBox.style.display = "none";
-  pane.append(ctx.compileSelect(() => renderStages()), stageBar, graphArea, savedBox, textBox);
+  pane.append(choice.select(() => renderStages()), stageBar, graphArea, savedBox, textBox);
   let stageIndex = 0;
   function renderStages() {
-    const c = data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     stageBar.textContent = "";
     c.stages.forEach((st) => {
       const b = el("button", { class: "cs-btn cs-stage", "data-stage": st.kind, "data-graph": String(st.graph) }, `${st.label} (${st.nodes})`);
-      b.onclick = () => openGraph(ctx.compileIndex, st.graph);
+      b.onclick = () => openGraph(choice.index, st.graph);
       stageBar.appendChild(b);
     });
     if (!c.stages.length) stageBar.appendChild(el("span", { class: "cs-muted" }, "no graphs were logged for this compile id"));
-    else openGraph(ctx.compileIndex, c.stages[Math.min(stageIndex, c.stages.length - 1)].graph, null, true);
+    else openGraph(choice.index, c.stages[Math.min(stageIndex, c.stages.length - 1)].graph, null, true);
   }
   function explorerFor(ci, graphIndex) {
     let ex = explorers.get(graphIndex);
@@ -42,8 +44,8 @@ export function renderGraphs(ctx, pane) {
       const holder = el("div", {});
       graphArea.appendChild(holder);
       ex = createExplorer(holder, data.graphs[graphIndex], {
-        onKernel: (name) => ctx.openKernel(ci, name),
-        onLine: (file, ln) => ctx.showLine(file, ln),
+        onKernel: (name) => links.openKernel(ci, name),
+        onLine: (file, ln) => links.showLine(file, ln),
         inCell: (file) => data.cells.some((cell) => cell.file === file),
       });
       explorers.set(graphIndex, ex);
@@ -51,7 +53,7 @@ export function renderGraphs(ctx, pane) {
     return ex;
   }
   function openGraph(ci, graphIndex, names, quiet) {
-    if (ci !== ctx.compileIndex) { ctx.compileIndex = ci; for (const [s] of ctx.selectors) s.value = String(ci); renderStages(); }
+    if (ci !== choice.index) { choice.mark(ci); renderStages(); }
     const c = data.compiles[ci];
     const st = c.stages.find((s) => s.graph === graphIndex);
     stageIndex = c.stages.indexOf(st);
@@ -59,12 +61,12 @@ export function renderGraphs(ctx, pane) {
     for (const ex of explorers.values()) ex.root.style.display = "none";
     const ex = explorerFor(ci, graphIndex);
     ex.root.style.display = "";
-    ctx.activeExplorer = ex;
+    shown = ex;
     textBox.textContent = "";
     textBox.style.display = st.text ? "" : "none";
     if (st.text) { textBox.appendChild(el("summary", {}, "graph as torch printed it")); textBox.appendChild(highlight(st.text)); }
     renderSaved(c, st);
-    if (!quiet) ctx.showTab("graphs");
+    if (!quiet) links.showTab("graphs");
     ex.redraw();
     if (names) ex.highlightNames(names);
   }
@@ -73,9 +75,13 @@ export function renderGraphs(ctx, pane) {
     if (!c.partition || !savedStages.has(st.kind)) return;
     renderPartition(savedBox, c, (s) => {
       const part = partitionKind && c.stages.find((x) => x.kind === partitionKind);
-      if (part) openGraph(ctx.compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
-      else if (ctx.activeExplorer) ctx.activeExplorer.highlightNames([s.name, ...s.users]);
+      if (part) openGraph(choice.index, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
+      else if (shown) shown.highlightNames([s.name, ...s.users]);
     });
   }
-  ctx.openGraph = openGraph;
+  return {
+    openGraph,
+    redraw: () => { if (shown) shown.redraw(); },
+    dispose: () => { for (const ex of explorers.values()) ex.dispose(); },
+  };
 }

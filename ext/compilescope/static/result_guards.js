@@ -11,11 +11,12 @@ function symbolTable(c) {
   return t;
 }
 
-export function renderGuards(ctx, pane) {
+// `choice`: the chosen compile id (result.js), with a selector for this tab.
+export function renderGuards(pane, data, choice) {
   const guardBox = el("div");
-  pane.append(ctx.compileSelect(() => renderCompile()), guardBox);
+  pane.append(choice.select(() => renderCompile()), guardBox);
   function renderCompile() {
-    const c = ctx.data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     guardBox.textContent = "";
     if (c.symbols.length) {
       guardBox.appendChild(el("h4", {}, "symbols"));

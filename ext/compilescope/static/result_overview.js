@@ -49,19 +49,21 @@ function foldRestarts(compiles) {
   return rows;
 }
 
-function compileTable(ctx) {
+// `openCompile(ci)`: shows compile id `ci` in the Graphs tab. Returns the table's box and its
+// fitted columns.
+function compileTable(data, openCompile) {
   const table = el("table", { class: "cs-table cs-compiles" });
   const hr = el("tr");
   const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
   for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
   // Ops are counted of the graphs torch logged, not of the ones the view draws (the partition).
-  const drawnHere = new Set((ctx.data.stages || []).filter((s) => !s.logged).map((s) => s.kind));
-  for (const { ci, earlier } of foldRestarts(ctx.data.compiles)) {
-    const c = ctx.data.compiles[ci];
+  const drawnHere = new Set((data.stages || []).filter((s) => !s.logged).map((s) => s.kind));
+  for (const { ci, earlier } of foldRestarts(data.compiles)) {
+    const c = data.compiles[ci];
     const tr = el("tr", { "data-compile": c.id, "data-attempts": [...earlier.map((e) => e.id), c.id].join(" ") });
     const idButton = el("button", { class: "cs-link" }, c.id);
-    idButton.onclick = () => { ctx.setCompile(ci); ctx.showTab("graphs"); };
+    idButton.onclick = () => openCompile(ci);
     const td = el("td", { class: "cs-nowrap", "data-col": "id" }); td.appendChild(idButton); tr.appendChild(td);
     if (earlier.length) {
       // Dynamo restarted the frame's analysis: the earlier attempts made nothing of their own.
@@ -89,19 +91,18 @@ function compileTable(ctx) {
   // A narrow output folds the lowest columns first, and scrolls sideways when they are shown.
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
   scroll.appendChild(table);
-  fitColumns(scroll, table, COMPILE_FOLD);
-  return scroll;
+  return { scroll, columns: fitColumns(scroll, table, COMPILE_FOLD) };
 }
 
 // torch's own graph-break messages for breaks no finding covers (a finding carries its cause's
 // message once, folded): one click away, each message once.
-function renderRawBreaks(ctx, p) {
+function renderRawBreaks(p, data, showLine) {
   const covered = new Set();
-  for (const f of ctx.data.findings || []) {
+  for (const f of data.findings || []) {
     if (f.message) for (const id of f.compile_ids) covered.add(id);
   }
   const byReason = new Map();
-  ctx.data.compiles.forEach((c) => {
+  data.compiles.forEach((c) => {
     if (covered.has(c.id)) return;
     for (const b of c.breaks) {
       if (!byReason.has(b.reason)) byReason.set(b.reason, { ids: [], loc: b.loc, cell: b.cell });
@@ -117,7 +118,7 @@ function renderRawBreaks(ctx, p) {
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${r.ids.join(", ")}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, reason));
-    if (r.loc) div.onclick = () => ctx.showLine(r.loc[0], r.loc[1]);
+    if (r.loc) div.onclick = () => showLine(r.loc[0], r.loc[1]);
     box.appendChild(div);
   }
   p.appendChild(box);
@@ -125,9 +126,9 @@ function renderRawBreaks(ctx, p) {
 
 // Where Dynamo left code to eager instead of breaking the graph (a whole frame, or its rest after
 // a break it cannot resume from): not counted among the graph breaks, as Dynamo counts none.
-function renderFallbacks(ctx, p) {
+function renderFallbacks(p, data, showLine) {
   const rows = [];
-  ctx.data.compiles.forEach((c) => { for (const f of c.fallbacks || []) rows.push([c.id, f]); });
+  data.compiles.forEach((c) => { for (const f of c.fallbacks || []) rows.push([c.id, f]); });
   if (!rows.length) return;
   const box = el("details", { class: "cs-raw-breaks", "data-fallbacks": String(rows.length) });
   box.appendChild(el("summary", {}, `fallbacks to eager: ${rows.length} (not graph breaks; torch's text)`));
@@ -136,15 +137,17 @@ function renderFallbacks(ctx, p) {
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `${id}: ${f.what}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, f.reason));
-    if (f.loc) div.onclick = () => ctx.showLine(f.loc[0], f.loc[1]);
+    if (f.loc) div.onclick = () => showLine(f.loc[0], f.loc[1]);
     box.appendChild(div);
   }
   p.appendChild(box);
 }
 
-export function renderOverview(ctx, p, actions) {
-  const { data } = ctx;
-  renderFindings(ctx, p, actions);
+// `links`: openCompile(ci) (its graphs), showLine(file, line) (in the cell pane); `actions`: see
+// result.js. Returns what the view must undo when it goes: { dispose }.
+export function renderOverview(p, data, links, actions) {
+  const { openCompile, showLine } = links;
+  renderFindings(p, data, showLine, actions);
   // Several ranks of a job: which agree, and where each group parts from the others.
   if (data.ranks_html) {
     const holder = el("div", { class: "cs-rank-report" });
@@ -152,20 +155,25 @@ export function renderOverview(ctx, p, actions) {
     p.appendChild(holder);
   }
   // No compile ids: a plain sentence in place of a table with a head and no rows.
-  if (data.compiles.length) p.appendChild(compileTable(ctx));
-  else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
-  renderRawBreaks(ctx, p);
-  renderFallbacks(ctx, p);
+  let columns = null;
+  if (data.compiles.length) {
+    const table = compileTable(data, openCompile);
+    p.appendChild(table.scroll);
+    columns = table.columns;
+  } else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
+  renderRawBreaks(p, data, showLine);
+  renderFallbacks(p, data, showLine);
   data.compiles.forEach((c) => {
     for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
     // A frame Dynamo skipped at a break is shown among the fallbacks, not as a failure.
     if (c.failure && !(c.fallbacks || []).some((f) => f.scope === "frame")) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
   });
   // What torch said during the cell, once, by compile id (not as stderr under the view).
-  if (data.messages && data.messages.length) p.appendChild(renderSaid(data, (ci) => { ctx.setCompile(ci); ctx.showTab("graphs"); }));
+  if (data.messages && data.messages.length) p.appendChild(renderSaid(data, openCompile));
   if (data.charts && data.charts.stages) {
     const holder = el("div", { class: "cs-chart", "data-chart": "stages" });
     holder.innerHTML = data.charts.stages; // matplotlib's SVG, text escaped (views/figures.py)
     p.appendChild(holder);
   }
+  return { dispose: () => { if (columns) columns.dispose(); } };
 }

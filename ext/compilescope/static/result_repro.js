@@ -4,11 +4,12 @@
 import { el } from "./dom.js";
 import { highlight } from "./text.js";
 
-export function renderRepro(ctx, pane) {
+// `choice`: the chosen compile id (result.js), with a selector for this tab.
+export function renderRepro(pane, data, choice) {
   const reproBox = el("div");
-  pane.append(ctx.compileSelect(() => renderCompile()), reproBox);
+  pane.append(choice.select(() => renderCompile()), reproBox);
   function renderCompile() {
-    const c = ctx.data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     reproBox.textContent = "";
     if (!c.repros.length) { reproBox.appendChild(el("p", { class: "cs-muted" }, "torch logged no runnable repro (fx_graph_runnable) for this compile id")); return; }
     c.repros.forEach((script, i) => {

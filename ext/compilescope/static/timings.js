@@ -47,6 +47,7 @@ function realSteps(r, synthetic) {
 
 const SYNTHETIC = " The per-graph figures below are each graph re-run alone (synthetic), for eager-vs-compiled per graph.";
 
+// Returns what the view must undo when it goes: { dispose }.
 export function renderTimings(p, data, openKernel) {
   const measured = data.compiles.filter((c) => c.timing);
   if (data.real_steps) p.appendChild(realSteps(data.real_steps, measured.length > 0));
@@ -74,7 +75,10 @@ export function renderTimings(p, data, openKernel) {
     if (t.memory) p.appendChild(el("div", { "data-memory": "" }, t.memory));
     p.appendChild(el("div", { class: "cs-muted" }, `timed: ${t.what}`));
   }
-  if (data.kernel_rows && data.kernel_rows.length) p.appendChild(kernelRanking(data, data.kernel_rows, openKernel));
+  if (!data.kernel_rows || !data.kernel_rows.length) return { dispose() {} };
+  const { box, columns } = kernelRanking(data, data.kernel_rows, openKernel);
+  p.appendChild(box);
+  return { dispose: columns.dispose };
 }
 
 // The ranking's columns: [key, head, class]; those that fold first when the pane is narrower
@@ -112,6 +116,5 @@ function kernelRanking(data, rows, openKernel) {
   }
   const box = el("div", { "data-table": "kernel-rank" });
   box.appendChild(table);
-  fitColumns(box, table, RANK_FOLD);
-  return box;
+  return { box, columns: fitColumns(box, table, RANK_FOLD) };
 }

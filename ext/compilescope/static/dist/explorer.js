@@ -480,7 +480,7 @@ function bindInteraction(s, ui, painter, rebuild, opts) {
   canvas.addEventListener("mousedown", (ev) => {
     drag = { x: ev.clientX, y: ev.clientY, moved: false };
   });
-  window.addEventListener("mousemove", (ev) => {
+  const onMove = (ev) => {
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
@@ -491,12 +491,14 @@ function bindInteraction(s, ui, painter, rebuild, opts) {
       drag.y = ev.clientY;
       redraw();
     }
-  });
-  window.addEventListener("mouseup", () => {
+  };
+  const onUp = () => {
     setTimeout(() => {
       drag = null;
     }, 0);
-  });
+  };
+  window.addEventListener("mousemove", onMove);
+  window.addEventListener("mouseup", onUp);
   canvas.addEventListener("click", (ev) => {
     if (drag && drag.moved) return;
     const i = hit(ev);
@@ -619,7 +621,11 @@ ${g.names[u]} \u2192 ${g.names[v]}`;
     select(-1);
     found.textContent = "";
   };
-  return { select, setHighlight };
+  const dispose = () => {
+    window.removeEventListener("mousemove", onMove);
+    window.removeEventListener("mouseup", onUp);
+  };
+  return { select, setHighlight, dispose };
 }
 
 // ext/compilescope/static/explorer.js
@@ -752,7 +758,8 @@ function createExplorer(container, g, opts) {
   };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
-  if (window.ResizeObserver) new ResizeObserver(() => painter.resized()).observe(canvas);
+  const sizes = window.ResizeObserver ? new ResizeObserver(() => painter.resized()) : null;
+  if (sizes) sizes.observe(canvas);
   root.edgePoint = (i) => {
     const [a, b] = s.edges[i], r = canvas.getBoundingClientRect();
     const [x, y] = edgeMiddle(s.boxes[a], s.boxes[b]);
@@ -779,21 +786,32 @@ function createExplorer(container, g, opts) {
     expandAll() {
       ui.buttons.expand.onclick();
     },
-    redraw: painter.redraw
+    redraw: painter.redraw,
+    // Removes what it added outside its elements: the window's drag listeners, the observer.
+    dispose() {
+      act.dispose();
+      if (sizes) sizes.disconnect();
+    }
   };
 }
 
 // ext/compilescope/static/entry_explorer.js
 var entry_explorer_default = {
   render({ model, el: host }) {
+    let explorer = null;
     const draw = () => {
+      if (explorer) explorer.dispose();
       host.textContent = "";
       const box = el("div", { class: "cs-root" });
       host.appendChild(box);
-      createExplorer(box, JSON.parse(model.get("data")));
+      explorer = createExplorer(box, JSON.parse(model.get("data")));
     };
     draw();
     model.on("change:data", draw);
+    return () => {
+      model.off("change:data", draw);
+      explorer.dispose();
+    };
   }
 };
 export {

@@ -108,6 +108,11 @@ function formatLocation(loc, cellOf) {
   if (n !== void 0 && n !== null) return formatCell(n, loc[1]);
   return `${String(loc[0]).split("/").pop()}:${loc[1]}`;
 }
+function cellNumbers(data) {
+  const cellOf = {};
+  for (const cell of data.cells) cellOf[cell.file] = cell.cell;
+  return cellOf;
+}
 function formatMs(s) {
   return s === null || s === void 0 ? "" : `${(s * 1e3).toFixed(3)} ms`;
 }
@@ -130,8 +135,7 @@ function linesByLocation(data) {
   });
   return byLine;
 }
-function renderCellPane(ctx, cellPane) {
-  const { data } = ctx;
+function renderCellPane(cellPane, data, links) {
   const lineEls = /* @__PURE__ */ new Map();
   const linkBox = el("div", { class: "cs-links" });
   for (const cell of data.cells) {
@@ -165,7 +169,7 @@ function renderCellPane(ctx, cellPane) {
   }
   function showLine(file, n) {
     markLines([[file, n]]);
-    if (ctx.unfoldCell) ctx.unfoldCell();
+    links.unfold();
     const row = lineEls.get(`${file}:${n}`);
     if (row) row.scrollIntoView({ block: "nearest" });
     linkBox.textContent = "";
@@ -179,17 +183,16 @@ function renderCellPane(ctx, cellPane) {
     for (const [ci, st, names] of e.nodes) {
       const a = el("button", { class: "cs-link", "data-link": "nodes" }, `${data.compiles[ci].id} ${st.label}: ${names.length} node${names.length > 1 ? "s" : ""}`);
       a.title = names.join(", ");
-      a.onclick = () => ctx.openGraph(ci, st.graph, names);
+      a.onclick = () => links.openGraph(ci, st.graph, names);
       linkBox.appendChild(a);
     }
     for (const [ci, k] of e.kernels) {
       const a = el("button", { class: "cs-link", "data-link": "kernel" }, `${data.compiles[ci].id} kernel ${k.name}`);
-      a.onclick = () => ctx.openKernel(ci, k.name);
+      a.onclick = () => links.openKernel(ci, k.name);
       linkBox.appendChild(a);
     }
   }
-  ctx.markLines = markLines;
-  ctx.showLine = showLine;
+  return { showLine, markLines };
 }
 
 // ext/compilescope/static/columns.js
@@ -224,11 +227,14 @@ function fitColumns(box, table, order) {
     width = box.clientWidth;
     fit();
   };
-  if (window.ResizeObserver) new ResizeObserver(refit).observe(box);
+  const sizes = window.ResizeObserver ? new ResizeObserver(refit) : null;
+  if (sizes) sizes.observe(box);
   requestAnimationFrame(refit);
   return { refit: () => {
     width = -1;
     refit();
+  }, dispose: () => {
+    if (sizes) sizes.disconnect();
   } };
 }
 
@@ -350,16 +356,21 @@ function irDetails(box, k) {
   }
   if (k.lang === "triton" && !Object.keys(k.ir || {}).length) box.appendChild(el("div", { class: "cs-muted" }, "Triton IR: not found in Triton's cache (a log read offline, or a cache hit from another process)"));
 }
-function renderCode(ctx, codePane) {
-  const { data, cellOf } = ctx;
+function renderCode(codePane, data, choice, links) {
+  const cellOf = cellNumbers(data);
+  let columns = null;
   codePane.classList.add("cs-codepane");
   const kernelList = el("div", { class: "cs-kernels" });
   const kernelShow = el("div", { class: "cs-kernel" });
-  codePane.append(ctx.compileSelect(() => renderKernels()), kernelList, kernelShow);
+  codePane.append(choice.select(() => renderKernels()), kernelList, kernelShow);
   function renderKernels() {
-    const c = data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     kernelList.textContent = "";
     kernelShow.textContent = "";
+    if (columns) {
+      columns.dispose();
+      columns = null;
+    }
     if (!c.kernels.length) {
       kernelList.appendChild(el("p", { class: "cs-muted" }, "no generated code for this compile id (backend without Inductor, or nothing to compile)"));
       return;
@@ -368,7 +379,7 @@ function renderCode(ctx, codePane) {
     const box = el("div", { "data-table": "kernels" });
     box.appendChild(table);
     kernelList.appendChild(box);
-    fitColumns(box, table, KERNEL_FOLD);
+    columns = fitColumns(box, table, KERNEL_FOLD);
     if (c.backward_pending) kernelList.appendChild(el("p", { class: "cs-muted", "data-backward-pending": "" }, "No backward kernels: Inductor compiles the backward at its first call, and this code did not run backward. The backward graph is in the Graphs tab."));
     showKernel(c, c.kernels.find((k) => k.lang !== "extern") || c.kernels[0], true);
     for (const o of c.output_code) {
@@ -385,11 +396,11 @@ function renderCode(ctx, codePane) {
     if (k.time) kernelShow.appendChild(el("div", {}, `time per call: ${formatSpread(k.time)}, ${k.calls_per_run} calls per run`));
     if (k.bandwidth) kernelShow.appendChild(el("div", {}, `achieved bandwidth: ${(k.bandwidth / 1e9).toFixed(1)} GB/s (Inductor's estimate of ${(k.bytes / 1e6).toFixed(3)} MB moved per call, over the median)`));
     const lines = k.lines.filter(Boolean);
-    if (!quiet) ctx.markLines(lines);
+    if (!quiet) links.markLines(lines);
     kernelShow.setAttribute("data-lines", String(lines.length));
     if (k.fused.length && k.post_graph !== null && k.post_graph !== void 0) {
       const b = el("button", { class: "cs-link", "data-link": "fused" }, `show its ${k.fused.length} post-grad nodes in the graph`);
-      b.onclick = () => ctx.openGraph(ctx.compileIndex, k.post_graph, k.fused);
+      b.onclick = () => links.openGraph(choice.index, k.post_graph, k.fused);
       kernelShow.appendChild(b);
       kernelShow.appendChild(el("div", { class: "cs-muted" }, `fuses: ${k.fused.join(", ")}`));
     } else {
@@ -401,12 +412,15 @@ function renderCode(ctx, codePane) {
     kernelShow.appendChild(highlight(k.source || "(an extern call: no generated source)"));
     irDetails(kernelShow, k);
   }
-  ctx.openKernel = (ci, name) => {
-    ctx.setCompile(ci);
-    ctx.showTab("code");
+  function openKernel(ci, name) {
+    choice.set(ci);
+    links.showTab("code");
     const k = data.compiles[ci].kernels.find((x) => x.name === name);
     if (k) showKernel(data.compiles[ci], k);
-  };
+  }
+  return { openKernel, dispose: () => {
+    if (columns) columns.dispose();
+  } };
 }
 
 // ext/compilescope/static/placement.js
@@ -880,7 +894,7 @@ function bindInteraction(s, ui, painter, rebuild, opts) {
   canvas.addEventListener("mousedown", (ev) => {
     drag = { x: ev.clientX, y: ev.clientY, moved: false };
   });
-  window.addEventListener("mousemove", (ev) => {
+  const onMove = (ev) => {
     if (!drag) return;
     const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
@@ -891,12 +905,14 @@ function bindInteraction(s, ui, painter, rebuild, opts) {
       drag.y = ev.clientY;
       redraw();
     }
-  });
-  window.addEventListener("mouseup", () => {
+  };
+  const onUp = () => {
     setTimeout(() => {
       drag = null;
     }, 0);
-  });
+  };
+  window.addEventListener("mousemove", onMove);
+  window.addEventListener("mouseup", onUp);
   canvas.addEventListener("click", (ev) => {
     if (drag && drag.moved) return;
     const i = hit(ev);
@@ -1019,7 +1035,11 @@ ${g.names[u]} \u2192 ${g.names[v]}`;
     select(-1);
     found.textContent = "";
   };
-  return { select, setHighlight };
+  const dispose = () => {
+    window.removeEventListener("mousemove", onMove);
+    window.removeEventListener("mouseup", onUp);
+  };
+  return { select, setHighlight, dispose };
 }
 
 // ext/compilescope/static/explorer.js
@@ -1152,7 +1172,8 @@ function createExplorer(container, g, opts) {
   };
   const painter = createPainter(s, root, canvas);
   const act = bindInteraction(s, ui, painter, rebuild, opts);
-  if (window.ResizeObserver) new ResizeObserver(() => painter.resized()).observe(canvas);
+  const sizes = window.ResizeObserver ? new ResizeObserver(() => painter.resized()) : null;
+  if (sizes) sizes.observe(canvas);
   root.edgePoint = (i) => {
     const [a, b] = s.edges[i], r = canvas.getBoundingClientRect();
     const [x, y] = edgeMiddle(s.boxes[a], s.boxes[b]);
@@ -1179,7 +1200,12 @@ function createExplorer(container, g, opts) {
     expandAll() {
       ui.buttons.expand.onclick();
     },
-    redraw: painter.redraw
+    redraw: painter.redraw,
+    // Removes what it added outside its elements: the window's drag listeners, the observer.
+    dispose() {
+      act.dispose();
+      if (sizes) sizes.disconnect();
+    }
   };
 }
 
@@ -1301,29 +1327,29 @@ function sweepChart(points, byFlops, basis) {
 }
 
 // ext/compilescope/static/result_graphs.js
-function renderGraphs(ctx, pane) {
-  const { data } = ctx;
+function renderGraphs(pane, data, choice, links) {
   const stages = data.stages || [];
   const savedStages = new Set(stages.filter((s) => s.saved).map((s) => s.kind));
   const partitionKind = (stages.find((s) => !s.logged) || {}).kind;
   const explorers = /* @__PURE__ */ new Map();
+  let shown = null;
   const stageBar = el("div", { class: "cs-stagebar" });
   const graphArea = el("div", { class: "cs-grapharea" });
   const savedBox = el("div", { class: "cs-saved" });
   const textBox = el("details", { class: "cs-text" });
   textBox.style.display = "none";
-  pane.append(ctx.compileSelect(() => renderStages()), stageBar, graphArea, savedBox, textBox);
+  pane.append(choice.select(() => renderStages()), stageBar, graphArea, savedBox, textBox);
   let stageIndex = 0;
   function renderStages() {
-    const c = data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     stageBar.textContent = "";
     c.stages.forEach((st) => {
       const b = el("button", { class: "cs-btn cs-stage", "data-stage": st.kind, "data-graph": String(st.graph) }, `${st.label} (${st.nodes})`);
-      b.onclick = () => openGraph(ctx.compileIndex, st.graph);
+      b.onclick = () => openGraph(choice.index, st.graph);
       stageBar.appendChild(b);
     });
     if (!c.stages.length) stageBar.appendChild(el("span", { class: "cs-muted" }, "no graphs were logged for this compile id"));
-    else openGraph(ctx.compileIndex, c.stages[Math.min(stageIndex, c.stages.length - 1)].graph, null, true);
+    else openGraph(choice.index, c.stages[Math.min(stageIndex, c.stages.length - 1)].graph, null, true);
   }
   function explorerFor(ci, graphIndex) {
     let ex = explorers.get(graphIndex);
@@ -1331,8 +1357,8 @@ function renderGraphs(ctx, pane) {
       const holder = el("div", {});
       graphArea.appendChild(holder);
       ex = createExplorer(holder, data.graphs[graphIndex], {
-        onKernel: (name) => ctx.openKernel(ci, name),
-        onLine: (file, ln) => ctx.showLine(file, ln),
+        onKernel: (name) => links.openKernel(ci, name),
+        onLine: (file, ln) => links.showLine(file, ln),
         inCell: (file) => data.cells.some((cell) => cell.file === file)
       });
       explorers.set(graphIndex, ex);
@@ -1340,9 +1366,8 @@ function renderGraphs(ctx, pane) {
     return ex;
   }
   function openGraph(ci, graphIndex, names, quiet) {
-    if (ci !== ctx.compileIndex) {
-      ctx.compileIndex = ci;
-      for (const [s] of ctx.selectors) s.value = String(ci);
+    if (ci !== choice.index) {
+      choice.mark(ci);
       renderStages();
     }
     const c = data.compiles[ci];
@@ -1352,7 +1377,7 @@ function renderGraphs(ctx, pane) {
     for (const ex2 of explorers.values()) ex2.root.style.display = "none";
     const ex = explorerFor(ci, graphIndex);
     ex.root.style.display = "";
-    ctx.activeExplorer = ex;
+    shown = ex;
     textBox.textContent = "";
     textBox.style.display = st.text ? "" : "none";
     if (st.text) {
@@ -1360,7 +1385,7 @@ function renderGraphs(ctx, pane) {
       textBox.appendChild(highlight(st.text));
     }
     renderSaved(c, st);
-    if (!quiet) ctx.showTab("graphs");
+    if (!quiet) links.showTab("graphs");
     ex.redraw();
     if (names) ex.highlightNames(names);
   }
@@ -1369,11 +1394,19 @@ function renderGraphs(ctx, pane) {
     if (!c.partition || !savedStages.has(st.kind)) return;
     renderPartition(savedBox, c, (s) => {
       const part = partitionKind && c.stages.find((x) => x.kind === partitionKind);
-      if (part) openGraph(ctx.compileIndex, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
-      else if (ctx.activeExplorer) ctx.activeExplorer.highlightNames([s.name, ...s.users]);
+      if (part) openGraph(choice.index, part.graph, [`fw.${s.name}`, ...s.users.map((u) => `bw.${u}`)]);
+      else if (shown) shown.highlightNames([s.name, ...s.users]);
     });
   }
-  ctx.openGraph = openGraph;
+  return {
+    openGraph,
+    redraw: () => {
+      if (shown) shown.redraw();
+    },
+    dispose: () => {
+      for (const ex of explorers.values()) ex.dispose();
+    }
+  };
 }
 
 // ext/compilescope/static/result_guards.js
@@ -1389,11 +1422,11 @@ function symbolTable(c) {
   }
   return t;
 }
-function renderGuards(ctx, pane) {
+function renderGuards(pane, data, choice) {
   const guardBox = el("div");
-  pane.append(ctx.compileSelect(() => renderCompile()), guardBox);
+  pane.append(choice.select(() => renderCompile()), guardBox);
   function renderCompile() {
-    const c = ctx.data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     guardBox.textContent = "";
     if (c.symbols.length) {
       guardBox.appendChild(el("h4", {}, "symbols"));
@@ -1418,7 +1451,7 @@ function renderGuards(ctx, pane) {
 
 // ext/compilescope/static/findings.js
 var SHOWN = 8;
-function findingItem(ctx, f, actions) {
+function findingItem(f, showLine, actions) {
   const item = el("li", { class: "cs-finding", "data-kind": f.kind, "data-finding": String(f.number) });
   const head = el("div", { class: "cs-finding-what" });
   head.appendChild(el("span", { class: "cs-finding-kind" }, f.kind.replace(/_/g, " ")));
@@ -1428,9 +1461,9 @@ function findingItem(ctx, f, actions) {
   if (f.where) {
     const where = el("div", { class: "cs-finding-where" }, `where: ${f.where}`);
     const user = f.user_loc;
-    if (user && ctx.showLine) {
+    if (user && showLine) {
       where.classList.add("cs-link-like");
-      where.onclick = () => ctx.showLine(user[0], user[1]);
+      where.onclick = () => showLine(user[0], user[1]);
     }
     item.appendChild(where);
   }
@@ -1509,8 +1542,8 @@ function renderTrial(box, trial, data) {
   const speedup = trial.step_speedup;
   if (speedup) box.appendChild(el("div", { class: "cs-step-speedup", "data-verdict": speedup.verdict }, `real steps: ${speedup.text}`));
 }
-function renderFindings(ctx, p, actions) {
-  const found = ctx.data.findings || [];
+function renderFindings(p, data, showLine, actions) {
+  const found = data.findings || [];
   const section = el("div", { class: "cs-findings", "data-findings": String(found.length) });
   section.appendChild(el("h4", {}, found.length ? `Findings (${found.length}), costliest first` : "Findings"));
   if (!found.length) {
@@ -1519,13 +1552,13 @@ function renderFindings(ctx, p, actions) {
     return;
   }
   const list = el("ol", { class: "cs-finding-list" });
-  for (const f of found.slice(0, SHOWN)) list.appendChild(findingItem(ctx, f, actions));
+  for (const f of found.slice(0, SHOWN)) list.appendChild(findingItem(f, showLine, actions));
   section.appendChild(list);
   if (found.length > SHOWN) {
     const more = el("details", { class: "cs-findings-more" });
     more.appendChild(el("summary", {}, `${found.length - SHOWN} more`));
     const rest = el("ol", { class: "cs-finding-list", start: String(SHOWN + 1) });
-    for (const f of found.slice(SHOWN)) rest.appendChild(findingItem(ctx, f, actions));
+    for (const f of found.slice(SHOWN)) rest.appendChild(findingItem(f, showLine, actions));
     more.appendChild(rest);
     section.appendChild(more);
   }
@@ -1545,7 +1578,7 @@ function renderFindings(ctx, p, actions) {
       item.insertBefore(box, button ? button.nextSibling : null);
       if (item.closest("details")) item.closest("details").open = true;
     }
-    renderTrial(box, trial, ctx.data);
+    renderTrial(box, trial, data);
   };
   if (actions) {
     show(actions.trial());
@@ -1599,21 +1632,18 @@ function foldRestarts(compiles) {
   });
   return rows;
 }
-function compileTable(ctx) {
+function compileTable(data, openCompile) {
   const table = el("table", { class: "cs-table cs-compiles" });
   const hr = el("tr");
   const heads = [["id", "compile id"], ["status", "status"], ["frame", "frame"], ["ops", "ops per stage"], ["kernels", "kernels"], ["activations", "activations for bwd"], ["time", "compile time"]];
   for (const [key, h] of heads) hr.appendChild(el("th", { "data-col": key }, h));
   table.appendChild(hr);
-  const drawnHere = new Set((ctx.data.stages || []).filter((s) => !s.logged).map((s) => s.kind));
-  for (const { ci, earlier } of foldRestarts(ctx.data.compiles)) {
-    const c = ctx.data.compiles[ci];
+  const drawnHere = new Set((data.stages || []).filter((s) => !s.logged).map((s) => s.kind));
+  for (const { ci, earlier } of foldRestarts(data.compiles)) {
+    const c = data.compiles[ci];
     const tr = el("tr", { "data-compile": c.id, "data-attempts": [...earlier.map((e) => e.id), c.id].join(" ") });
     const idButton = el("button", { class: "cs-link" }, c.id);
-    idButton.onclick = () => {
-      ctx.setCompile(ci);
-      ctx.showTab("graphs");
-    };
+    idButton.onclick = () => openCompile(ci);
     const td = el("td", { class: "cs-nowrap", "data-col": "id" });
     td.appendChild(idButton);
     tr.appendChild(td);
@@ -1636,16 +1666,15 @@ function compileTable(ctx) {
   }
   const scroll = el("div", { class: "cs-scroll-x", "data-table": "compiles" });
   scroll.appendChild(table);
-  fitColumns(scroll, table, COMPILE_FOLD);
-  return scroll;
+  return { scroll, columns: fitColumns(scroll, table, COMPILE_FOLD) };
 }
-function renderRawBreaks(ctx, p) {
+function renderRawBreaks(p, data, showLine) {
   const covered = /* @__PURE__ */ new Set();
-  for (const f of ctx.data.findings || []) {
+  for (const f of data.findings || []) {
     if (f.message) for (const id of f.compile_ids) covered.add(id);
   }
   const byReason = /* @__PURE__ */ new Map();
-  ctx.data.compiles.forEach((c) => {
+  data.compiles.forEach((c) => {
     if (covered.has(c.id)) return;
     for (const b of c.breaks) {
       if (!byReason.has(b.reason)) byReason.set(b.reason, { ids: [], loc: b.loc, cell: b.cell });
@@ -1661,14 +1690,14 @@ function renderRawBreaks(ctx, p) {
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `graph break in ${r.ids.join(", ")}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, reason));
-    if (r.loc) div.onclick = () => ctx.showLine(r.loc[0], r.loc[1]);
+    if (r.loc) div.onclick = () => showLine(r.loc[0], r.loc[1]);
     box.appendChild(div);
   }
   p.appendChild(box);
 }
-function renderFallbacks(ctx, p) {
+function renderFallbacks(p, data, showLine) {
   const rows = [];
-  ctx.data.compiles.forEach((c) => {
+  data.compiles.forEach((c) => {
     for (const f of c.fallbacks || []) rows.push([c.id, f]);
   });
   if (!rows.length) return;
@@ -1679,44 +1708,48 @@ function renderFallbacks(ctx, p) {
     const div = el("div", { class: "cs-break" });
     div.appendChild(el("div", { class: "cs-warn" }, `${id}: ${f.what}${where}`));
     div.appendChild(el("pre", { class: "cs-pre" }, f.reason));
-    if (f.loc) div.onclick = () => ctx.showLine(f.loc[0], f.loc[1]);
+    if (f.loc) div.onclick = () => showLine(f.loc[0], f.loc[1]);
     box.appendChild(div);
   }
   p.appendChild(box);
 }
-function renderOverview(ctx, p, actions) {
-  const { data } = ctx;
-  renderFindings(ctx, p, actions);
+function renderOverview(p, data, links, actions) {
+  const { openCompile, showLine } = links;
+  renderFindings(p, data, showLine, actions);
   if (data.ranks_html) {
     const holder = el("div", { class: "cs-rank-report" });
     holder.innerHTML = data.ranks_html;
     p.appendChild(holder);
   }
-  if (data.compiles.length) p.appendChild(compileTable(ctx));
-  else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
-  renderRawBreaks(ctx, p);
-  renderFallbacks(ctx, p);
+  let columns = null;
+  if (data.compiles.length) {
+    const table = compileTable(data, openCompile);
+    p.appendChild(table.scroll);
+    columns = table.columns;
+  } else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
+  renderRawBreaks(p, data, showLine);
+  renderFallbacks(p, data, showLine);
   data.compiles.forEach((c) => {
     for (const r of c.recompiles) p.appendChild(el("div", {}, `${c.id} recompiled: ${r}`));
     if (c.failure && !(c.fallbacks || []).some((f) => f.scope === "frame")) p.appendChild(el("pre", { class: "cs-pre cs-warn" }, `${c.id} failed: ${c.failure}`));
   });
-  if (data.messages && data.messages.length) p.appendChild(renderSaid(data, (ci) => {
-    ctx.setCompile(ci);
-    ctx.showTab("graphs");
-  }));
+  if (data.messages && data.messages.length) p.appendChild(renderSaid(data, openCompile));
   if (data.charts && data.charts.stages) {
     const holder = el("div", { class: "cs-chart", "data-chart": "stages" });
     holder.innerHTML = data.charts.stages;
     p.appendChild(holder);
   }
+  return { dispose: () => {
+    if (columns) columns.dispose();
+  } };
 }
 
 // ext/compilescope/static/result_repro.js
-function renderRepro(ctx, pane) {
+function renderRepro(pane, data, choice) {
   const reproBox = el("div");
-  pane.append(ctx.compileSelect(() => renderCompile()), reproBox);
+  pane.append(choice.select(() => renderCompile()), reproBox);
   function renderCompile() {
-    const c = ctx.data.compiles[ctx.compileIndex];
+    const c = data.compiles[choice.index];
     reproBox.textContent = "";
     if (!c.repros.length) {
       reproBox.appendChild(el("p", { class: "cs-muted" }, "torch logged no runnable repro (fx_graph_runnable) for this compile id"));
@@ -1795,7 +1828,11 @@ function renderTimings(p, data, openKernel) {
     if (t.memory) p.appendChild(el("div", { "data-memory": "" }, t.memory));
     p.appendChild(el("div", { class: "cs-muted" }, `timed: ${t.what}`));
   }
-  if (data.kernel_rows && data.kernel_rows.length) p.appendChild(kernelRanking(data, data.kernel_rows, openKernel));
+  if (!data.kernel_rows || !data.kernel_rows.length) return { dispose() {
+  } };
+  const { box, columns } = kernelRanking(data, data.kernel_rows, openKernel);
+  p.appendChild(box);
+  return { dispose: columns.dispose };
 }
 var RANK_COLUMNS = [
   ["rank", "#", "cs-num"],
@@ -1849,8 +1886,7 @@ function kernelRanking(data, rows, openKernel) {
   }
   const box = el("div", { "data-table": "kernel-rank" });
   box.appendChild(table);
-  fitColumns(box, table, RANK_FOLD);
-  return box;
+  return { box, columns: fitColumns(box, table, RANK_FOLD) };
 }
 
 // ext/compilescope/static/result.js
@@ -1870,34 +1906,38 @@ function renderHead(root, data) {
 function nothingCompiled(data) {
   return el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture.");
 }
-function resultContext(data) {
-  const cellOf = {};
-  for (const cell of data.cells) cellOf[cell.file] = cell.cell;
+function compileChoice(data) {
   const biggest = data.compiles.reduce((best, c, i) => c.stages.length && (best < 0 || c.stages[0].nodes > data.compiles[best].stages[0].nodes) ? i : best, -1);
-  const ctx = {
-    data,
-    cellOf,
-    compileIndex: biggest < 0 ? 0 : biggest,
-    activeExplorer: null,
-    selectors: [],
-    compileSelect(onChange) {
+  let index = biggest < 0 ? 0 : biggest;
+  const selectors = [];
+  const choice = {
+    get index() {
+      return index;
+    },
+    // A selector for a tab; `onChange` redraws the tab for the chosen compile id.
+    select(onChange) {
       const s = el("select", { class: "cs-select" });
       data.compiles.forEach((c, i) => s.appendChild(el("option", { value: String(i) }, `${c.id} ${c.frame.label || c.frame.function || ""}`)));
-      s.onchange = () => ctx.setCompile(Number(s.value));
-      ctx.selectors.push([s, onChange]);
+      s.onchange = () => choice.set(Number(s.value));
+      selectors.push([s, onChange]);
       return s;
     },
-    setCompile(i) {
-      ctx.compileIndex = i;
-      for (const [s, cb] of ctx.selectors) {
+    set(i) {
+      index = i;
+      for (const [s, cb] of selectors) {
         s.value = String(i);
         cb();
       }
+    },
+    // Chosen without redrawing the tabs (the graphs tab, which draws it itself).
+    mark(i) {
+      index = i;
+      for (const [s] of selectors) s.value = String(i);
     }
   };
-  return ctx;
+  return choice;
 }
-function renderLayout(root, ctx) {
+function renderLayout(root, data, redraw) {
   const main = el("div", { class: "cs-main" });
   const cellPane = el("div", { class: "cs-cellpane" });
   const fold2 = el("button", { class: "cs-fold", title: "fold or unfold the cell listing" }, "\xAB cell");
@@ -1905,7 +1945,7 @@ function renderLayout(root, ctx) {
   const setFolded = (on) => {
     cellPane.classList.toggle("cs-folded", on);
     fold2.textContent = on ? "cell \xBB" : "\xAB cell";
-    if (ctx.activeExplorer) ctx.activeExplorer.redraw();
+    redraw();
   };
   fold2.onclick = (ev) => {
     ev.stopPropagation();
@@ -1915,30 +1955,30 @@ function renderLayout(root, ctx) {
     if (cellPane.classList.contains("cs-folded")) setFolded(false);
   });
   const right = el("div", { class: "cs-right" });
-  if (ctx.data.cells.length) main.appendChild(cellPane);
+  if (data.cells.length) main.appendChild(cellPane);
   main.appendChild(right);
   root.appendChild(main);
   return { cellPane, right, setFolded };
 }
-function renderTabs(right, ctx) {
+function renderTabs(right, data, onGraphs) {
   const tabBar = el("div", { class: "cs-tabs", role: "tablist" });
   const panes = {};
   const tabNames = [...TABS];
-  if (ctx.data.diff) tabNames.push(["diff", "Diff"]);
+  if (data.diff) tabNames.push(["diff", "Diff"]);
   for (const [key, label] of tabNames) {
     const b = el("button", { class: "cs-tab", "data-tab": key, role: "tab" }, label);
-    b.onclick = () => ctx.showTab(key);
+    b.onclick = () => showTab(key);
     tabBar.appendChild(b);
     panes[key] = el("div", { class: "cs-pane", "data-pane": key });
   }
   right.appendChild(tabBar);
   for (const p of Object.values(panes)) right.appendChild(p);
-  ctx.showTab = (key) => {
+  function showTab(key) {
     for (const [k, p] of Object.entries(panes)) p.style.display = k === key ? "" : "none";
     for (const b of tabBar.children) b.classList.toggle("cs-on", b.getAttribute("data-tab") === key);
-    if (key === "graphs" && ctx.activeExplorer) ctx.activeExplorer.redraw();
-  };
-  return panes;
+    if (key === "graphs") onGraphs();
+  }
+  return { panes, showTab };
 }
 function foldWhenNarrow(root, data, setFolded) {
   const decideFold = (width) => {
@@ -1953,38 +1993,56 @@ function foldWhenNarrow(root, data, setFolded) {
       }
     });
     watch.observe(root);
+    return () => watch.disconnect();
   }
+  return () => {
+  };
 }
 function renderResult(host, data, actions) {
   const root = el("div", { class: "cs-root" });
   host.appendChild(root);
   renderHead(root, data);
-  const ctx = resultContext(data);
-  const { cellPane, right, setFolded } = renderLayout(root, ctx);
-  ctx.unfoldCell = () => setFolded(false);
-  const panes = renderTabs(right, ctx);
-  renderCellPane(ctx, cellPane);
-  renderOverview(ctx, panes.overview, actions);
+  const choice = compileChoice(data);
+  let cell = null, graphs = null, code = null;
+  const openGraph = (ci, graphIndex, names) => graphs.openGraph(ci, graphIndex, names);
+  const openKernel = (ci, name) => code.openKernel(ci, name);
+  const showLine = (file, n) => cell.showLine(file, n);
+  const markLines = (locs) => cell.markLines(locs);
+  const redraw = () => {
+    if (graphs) graphs.redraw();
+  };
+  const { cellPane, right, setFolded } = renderLayout(root, data, redraw);
+  const { panes, showTab } = renderTabs(right, data, redraw);
+  const openCompile = (ci) => {
+    choice.set(ci);
+    showTab("graphs");
+  };
+  cell = renderCellPane(cellPane, data, { openGraph, openKernel, unfold: () => setFolded(false) });
+  const overview = renderOverview(panes.overview, data, { openCompile, showLine }, actions);
   if (data.compiles.length) {
-    renderGraphs(ctx, panes.graphs);
-    renderCode(ctx, panes.code);
-    renderGuards(ctx, panes.guards);
-    renderRepro(ctx, panes.repro);
+    graphs = renderGraphs(panes.graphs, data, choice, { openKernel, showLine, showTab });
+    code = renderCode(panes.code, data, choice, { openGraph, markLines, showTab });
+    renderGuards(panes.guards, data, choice);
+    renderRepro(panes.repro, data, choice);
   } else {
     for (const key of ["graphs", "code", "guards", "repro"]) panes[key].appendChild(nothingCompiled(data));
-    ctx.openGraph = () => ctx.showTab("graphs");
-    ctx.openKernel = () => ctx.showTab("code");
+    graphs = { openGraph: () => showTab("graphs"), redraw() {
+    }, dispose() {
+    } };
+    code = { openKernel: () => showTab("code"), dispose() {
+    } };
   }
-  renderTimings(panes.timings, data, ctx.openKernel);
+  const timings = renderTimings(panes.timings, data, openKernel);
   if (data.diff) renderDiff(panes.diff, data.diff);
-  for (const [s, cb] of ctx.selectors) {
-    s.value = String(ctx.compileIndex);
-    cb();
-  }
-  ctx.showTab("overview");
-  foldWhenNarrow(root, data, setFolded);
+  choice.set(choice.index);
+  showTab("overview");
+  const stopFolding = foldWhenNarrow(root, data, setFolded);
   root.setAttribute("data-ready", "1");
-  return { showTab: ctx.showTab, openKernel: ctx.openKernel, showLine: ctx.showLine, openGraph: ctx.openGraph };
+  const dispose = () => {
+    for (const tab of [overview, graphs, code, timings]) tab.dispose();
+    stopFolding();
+  };
+  return { showTab, openKernel, showLine, openGraph, dispose };
 }
 
 // ext/compilescope/static/entry_report.js
