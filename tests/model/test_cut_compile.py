@@ -87,7 +87,7 @@ def test_the_view_data_and_the_report_mark_it(cut, tmp_path):
     assert [c["id"] for c in data["compiles"] if c["incomplete"]] == [CUT_ID]
     noscript = html.split("<noscript>", 1)[1].split("</noscript>", 1)[0]
     (row,) = [r for r in noscript.split("<tr>") if "INCOMPLETE" in r]
-    assert row.startswith(f"<td>{CUT_ID}</td>")
+    assert row.startswith(f"<td>{CUT_ID} \u21bb 1/0</td>")  # its row, the restart folded in
     assert "INCOMPLETE" not in report_html(load_trace(GPT2)).split("<noscript>", 1)[1]
 
 
