@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from ..common import STAGE_LABELS
-from ..model.diff import CaptureDiff
+from ..model.diff import CaptureDiff, GraphChange
 from ..model.speedup import StepSpeedup
 
 # Enough to read; a diff longer than this is cut (and says so) so one big change cannot
@@ -16,11 +17,11 @@ MAX_LINES = 600
 _SIGNS = {"added": "+", "removed": "-", "changed": "~"}
 
 
-def _changed_graphs(d: CaptureDiff):
+def _changed_graphs(d: CaptureDiff) -> list[GraphChange]:
     return [g for g in d.graphs if g.nodes or g.nodes_before != g.nodes_after]
 
 
-def diff_data(d: CaptureDiff) -> dict:
+def diff_data(d: CaptureDiff) -> dict[str, Any]:
     """JSON-ready: what changed, node by node per stage, and each kernel's unified source diff."""
     graphs = []
     for g in _changed_graphs(d):
@@ -63,7 +64,7 @@ def diff_data(d: CaptureDiff) -> dict:
     }
 
 
-def step_speedup_data(s: StepSpeedup | None) -> dict | None:
+def step_speedup_data(s: StepSpeedup | None) -> dict[str, Any] | None:
     """The real-step speedup, JSON-ready: figures in seconds, the verdict and its one line."""
     if s is None:
         return None
@@ -80,7 +81,7 @@ def step_speedup_data(s: StepSpeedup | None) -> dict | None:
     }
 
 
-def diff_html(data: dict) -> str:
+def diff_html(data: dict[str, Any]) -> str:
     """The same diff without script: a summary, node tables and kernel diffs in <details>."""
     parts = ["<h4>diff against the earlier capture</h4>"]
     speedup = data.get("step_speedup")

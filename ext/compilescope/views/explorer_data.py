@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from ..model.graph import Graph
 from .explorer_groups import (
@@ -92,7 +93,7 @@ def _layout_group(
     inside: list[list[int]],
     inputs: list[list[int]],
     role: list[int],
-) -> dict:
+) -> dict[str, Any]:
     """Lay out one group's items (its nodes and child groups) with the edges between them.
     `role`: per node, 0 for an input, 1 for an op, 2 for an op on the gradient (it reads a
     tangent, at any distance): the backward's order is the gradient's."""
@@ -146,7 +147,9 @@ def _acyclic(order: list[float], edges: set[tuple[int, int]]) -> list[tuple[int,
     return sorted((a, b) for a, b in edges if order[a] < order[b])
 
 
-def _first_open(groups: list[Group], laid: list[dict], whole: bool) -> tuple[set[int], bool]:
+def _first_open(
+    groups: list[Group], laid: list[dict[str, Any]], whole: bool
+) -> tuple[set[int], bool]:
     """The groups open in the first picture, and whether it is taller than the canvas (drawn at
     scale 1 from its top, to scroll). A small graph opens whole (closed boxes aside). Else the
     model's structure first: groups that hold groups open, a whole level at a time (six layers,
@@ -201,9 +204,9 @@ def explorer_payload(
     graph: Graph,
     *,
     title: str = "",
-    kernels_of: dict | None = None,
+    kernels_of: dict[str, list[str]] | None = None,
     module_paths: Sequence[str | None] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The explorer's data for one graph: JSON-ready, every string as text (escaped by the view).
 
     `kernels_of` maps a node name to the kernels that compute it (post-grad graphs);

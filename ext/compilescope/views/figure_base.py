@@ -10,7 +10,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import Bbox, BboxBase
 
 LABEL_CHARS = 44  # characters of a row label (full names are in the view's tables)
 # Where a point's label may go, in points from the point: right, left, above, below, corners.
@@ -60,7 +60,8 @@ def _overlaps(box: Bbox, taken: list[Bbox]) -> bool:
     return any(box.overlaps(other) for other in taken)
 
 
-def _inside(box: Bbox, frame: Bbox) -> bool:
+def _inside(box: BboxBase, frame: BboxBase) -> bool:
+    # BboxBase, not Bbox: matplotlib's stubs type Bbox's x0..y1 (redefined with setters) as Any.
     return frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
 
 

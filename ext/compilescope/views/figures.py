@@ -9,7 +9,9 @@ backend and pyplot's figure list are never touched.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from html import escape
+from typing import Any
 
 from matplotlib import rc_context
 from matplotlib.axes import Axes
@@ -153,7 +155,7 @@ def memory_chart(capture: Capture, top: int = 20) -> Figure | None:
     return fig
 
 
-def sweep_figure(sweep: BudgetSweep, title: str = ""):
+def sweep_figure(sweep: BudgetSweep, title: str = "") -> Figure:
     """Activation memory (x) against recomputation (y: FLOPs where torch counts them, else ops)
     for min-cut at each budget, the default partitioner beside it, the captured choice ringed.
 
@@ -168,7 +170,9 @@ def sweep_figure(sweep: BudgetSweep, title: str = ""):
                     "no partitions to draw", 120), fontsize=10, va="center")  # fmt: skip
         return figure
     by_flops = all(p["recompute_flops"] is not None for p in points)
-    y_of = (lambda p: p["recompute_flops"] / 1e6) if by_flops else (lambda p: p["recomputed_ops"])
+    y_of: Callable[[dict[str, Any]], float] = (
+        (lambda p: p["recompute_flops"] / 1e6) if by_flops else (lambda p: p["recomputed_ops"])
+    )
     figure = ShownFigure(figsize=(6.4, 3.6), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
@@ -212,9 +216,11 @@ def sweep_figure(sweep: BudgetSweep, title: str = ""):
     return figure
 
 
-def _same_place(points: list[dict], scale: float, y_of) -> list[tuple[tuple, list[float]]]:
+def _same_place(
+    points: list[dict[str, Any]], scale: float, y_of: Callable[[dict[str, Any]], float]
+) -> list[tuple[tuple[float, float], list[float]]]:
     """Points that land on the same spot, with their budgets (one label, not ten on top)."""
-    places: dict[tuple, list[float]] = {}
+    places: dict[tuple[float, float], list[float]] = {}
     for p in points:
         places.setdefault((p["activation_bytes"] / scale, y_of(p)), []).append(p["budget"])
     return list(places.items())

@@ -22,15 +22,15 @@ _COMPARE = {ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne, ast.Lt: sympy.Lt, ast.LtE: sy
             ast.Gt: sympy.Gt, ast.GtE: sympy.Ge}  # fmt: skip
 
 
-def _floor_div(a, b):
+def _floor_div(a: Any, b: Any) -> Any:
     return sympy.floor(sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False))
 
 
-def _ceil_div(a, b):
+def _ceil_div(a: Any, b: Any) -> Any:
     return sympy.ceiling(sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False))
 
 
-def _div(a, b):
+def _div(a: Any, b: Any) -> Any:
     return sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False)
 
 

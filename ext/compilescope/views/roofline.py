@@ -7,12 +7,16 @@ that fit nowhere are left off), and every point's full name is on hover and in `
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING, Any
 
 from ..model.capture import Capture
 from ..model.kernel_table import kernel_rows
 
+if TYPE_CHECKING:
+    from .figure_base import ShownFigure
 
-def roofline_data(capture: Capture, top: int = 30) -> dict:
+
+def roofline_data(capture: Capture, top: int = 30) -> dict[str, Any]:
     """What the picture draws: the measured peaks and, per kernel (the `top` slowest per step),
     its arithmetic intensity (FLOPs per byte, where the FLOPs are known), FLOP/s, bandwidth and
     share of the step."""
@@ -40,7 +44,7 @@ def roofline_data(capture: Capture, top: int = 30) -> dict:
     }
 
 
-def roofline_figure(capture: Capture, top: int = 30):
+def roofline_figure(capture: Capture, top: int = 30) -> ShownFigure | None:
     """The roofline (left: kernels whose FLOPs are known) and bandwidth against share of the
     step (right: every timed kernel); a matplotlib Figure, or None when nothing was timed."""
     data = roofline_data(capture, top)
@@ -101,11 +105,11 @@ def roofline_figure(capture: Capture, top: int = 30):
     return fig
 
 
-def _gid(axes: str, point: dict) -> str:
+def _gid(axes: str, point: dict[str, Any]) -> str:
     return f"cs-{axes}-{point['rank']}"
 
 
-def _texts(point: dict) -> list[str]:
+def _texts(point: dict[str, Any]) -> list[str]:
     from .figure_base import label_text
 
     return [f"#{point['rank']} {label_text(point['kernel'], 24)}", f"#{point['rank']}"]
@@ -115,7 +119,7 @@ def _share(value: float | None) -> str:
     return "" if value is None else f"{value:.1%}"
 
 
-def _hover(point: dict) -> str:
+def _hover(point: dict[str, Any]) -> str:
     share = f", {point['share']:.1%} of the step" if point["share"] is not None else ""
     return f"#{point['rank']} {point['label']}{share}"
 

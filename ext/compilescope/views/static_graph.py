@@ -12,11 +12,11 @@ SIZES = {"node_w": NODE_W, "node_h": NODE_H, "hgap": HGAP, "vgap": VGAP, "pad": 
          "label": LABEL}  # fmt: skip
 
 
-def place(payload: dict, expanded: set[int]) -> list[dict]:
+def place(payload: dict[str, Any], expanded: set[int]) -> list[dict[str, Any]]:
     """Boxes of what is visible when the groups in `expanded` are open (root always is)."""
     groups = payload["groups"]
 
-    def size_of(gid: int) -> dict:
+    def size_of(gid: int) -> dict[str, Any]:
         grp = groups[gid]
         sizes = []
         for item in grp["items"]:
@@ -50,9 +50,9 @@ def place(payload: dict, expanded: set[int]) -> list[dict]:
         pad = 0 if gid == 0 else PAD
         return {"w": width + pad, "h": y - VGAP + pad, "pos": pos, "gid": gid}
 
-    boxes: list[dict] = []
+    boxes: list[dict[str, Any]] = []
 
-    def absolute(placed: dict, ox: float, oy: float) -> None:
+    def absolute(placed: dict[str, Any], ox: float, oy: float) -> None:
         for item, p in zip(groups[placed["gid"]]["items"], placed["pos"], strict=True):
             x, y = ox + p["x"], oy + p["y"]
             if item >= 0:
@@ -77,7 +77,7 @@ def place(payload: dict, expanded: set[int]) -> list[dict]:
     return boxes
 
 
-def graph_svg(payload: dict, *, max_width: int = 900) -> str:
+def graph_svg(payload: dict[str, Any], *, max_width: int = 900) -> str:
     """The graph's first picture: the boxes the explorer paints first (payload["placed"])."""
     groups = payload["groups"]
     expanded = {gid for gid, g in enumerate(groups) if g.get("open", gid == 0)}
@@ -155,7 +155,7 @@ def graph_svg(payload: dict, *, max_width: int = 900) -> str:
     return "".join(out)
 
 
-def edge_curve(a: dict, b: dict) -> tuple[float, ...]:
+def edge_curve(a: dict[str, Any], b: dict[str, Any]) -> tuple[float, ...]:
     """The cubic curve of the edge from box `a` to box `b` (start, two controls, end): down
     from a's bottom to b's top when b is below a, else between their sides (placement.js's
     edgeCurve: the same curve)."""
@@ -171,11 +171,12 @@ def edge_curve(a: dict, b: dict) -> tuple[float, ...]:
     return (sx, sy, sx + out, sy, tx - out if beside else tx + out, ty, tx, ty)
 
 
-def group_text(groups: list[dict], gid: int) -> str:
+def group_text(groups: list[dict[str, Any]], gid: int) -> str:
     """What a group's box says: its label, or `h.3` for a layer numbered `3` inside `h`."""
     grp = groups[gid]
-    if not (grp["label"].isascii() and grp["label"].isdigit()) or not grp.get("path"):
-        return grp["label"]
+    label: str = grp["label"]
+    if not (label.isascii() and label.isdigit()) or not grp.get("path"):
+        return label
     return ".".join(grp["path"].split(".")[-2:])
 
 

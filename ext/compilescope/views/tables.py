@@ -16,14 +16,14 @@ from typing import Any
 from ..model.capture import Capture
 
 
-class Table(list):
+class Table(list[dict[str, Any]]):
     """Rows (dicts with the same keys, in `columns` order) that also show as an HTML table."""
 
-    def __init__(self, columns: tuple[str, ...], rows: list[dict]) -> None:
+    def __init__(self, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
         super().__init__(rows)
         self.columns = columns
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:  # a pandas.DataFrame (pandas: optional, no type information)
         """The rows as a pandas DataFrame (pandas is optional: ImportError says so)."""
         try:
             import pandas
@@ -137,5 +137,5 @@ def saved_tensors(capture: Capture) -> Table:
     return Table(("compile_id", "name", "dtype", "shape", "bytes", "type"), rows)
 
 
-def _columns(rows: list[dict], default: tuple[str, ...]) -> tuple[str, ...]:
+def _columns(rows: list[dict[str, Any]], default: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(rows[0]) if rows else default

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 import anywidget
 import traitlets
@@ -16,14 +17,14 @@ import traitlets
 from .static_files import static_text as static_text  # where the report reads them too
 
 
-def _dumps(data: dict) -> str:
+def _dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 class _WithFallback(anywidget.AnyWidget):
     """A widget whose output also carries script-free HTML, for nbconvert, GitHub and reopening."""
 
-    def __init__(self, data: dict, fallback: str, text: str = "", **kwargs) -> None:
+    def __init__(self, data: dict[str, Any], fallback: str, text: str = "", **kwargs: Any) -> None:
         super().__init__(data=_dumps(data), **kwargs)
         self._fallback = fallback
         self._text = text
@@ -31,7 +32,7 @@ class _WithFallback(anywidget.AnyWidget):
     def __repr__(self) -> str:  # what a terminal shows (IPython's text/plain)
         return self._text or super().__repr__()
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, tuple):
             data, metadata = bundle
@@ -56,10 +57,10 @@ class ResultWidget(_WithFallback):
 
     def __init__(
         self,
-        data: dict,
+        data: dict[str, Any],
         fallback: str,
         text: str = "",
-        on_try: Callable[[int], dict] | None = None,
+        on_try: Callable[[int], dict[str, Any]] | None = None,
         **kwargs: object,
     ) -> None:
         super().__init__(data, fallback, text, tryable=on_try is not None, **kwargs)
