@@ -15,16 +15,20 @@ from .layout_lanes import assign_lanes, body_crossings, pick_lane_edges
 from .layout_order import reduce_crossings
 
 Node = Hashable
+Point = tuple[float, float]
+Edge = tuple[Node, Node]
 
 
 @dataclass(frozen=True)
 class Layout:
     """Where each node sits, and the polyline of each edge (through its dummy points)."""
 
-    positions: dict  # node -> (x, y)
-    edges: tuple  # ((source, target), ((x, y), ...)) in input order
-    layers: tuple  # tuple of layers, each a tuple of node ids (dummies as ("~", i))
-    segments: tuple  # edges split at dummies: adjacent layers, but a lane's run skips layers
+    positions: dict[Node, Point]  # node -> (x, y)
+    # ((source, target), ((x, y), ...)) in input order
+    edges: tuple[tuple[Edge, tuple[Point, ...]], ...]
+    layers: tuple[tuple[Node, ...], ...]  # each a tuple of node ids (dummies as ("~", i))
+    # edges split at dummies: adjacent layers, but a lane's run skips layers
+    segments: tuple[Edge, ...]
     width: float
     height: float
 
@@ -56,9 +60,9 @@ class Layout:
         return total
 
 
-def _layers_longest_path(nodes: Sequence[Node], edges: Sequence[tuple[Node, Node]]) -> dict:
-    preds: dict = {n: [] for n in nodes}
-    succs: dict = {n: [] for n in nodes}
+def _layers_longest_path(nodes: Sequence[Node], edges: Sequence[Edge]) -> dict[Node, int]:
+    preds: dict[Node, list[Node]] = {n: [] for n in nodes}
+    succs: dict[Node, list[Node]] = {n: [] for n in nodes}
     for a, b in edges:
         preds[b].append(a)
         succs[a].append(b)
@@ -72,7 +76,7 @@ def _layers_longest_path(nodes: Sequence[Node], edges: Sequence[tuple[Node, Node
                 order.append(s)
     if len(order) != len(nodes):
         raise ValueError("layout needs a DAG; this graph has a cycle")
-    layer: dict = {}
+    layer: dict[Node, int] = {}
     for n in order:
         layer[n] = max((layer[p] + 1 for p in preds[n]), default=0)
     # Pull sources down next to their first consumer: an input used late need not sit at the top.
@@ -112,14 +116,14 @@ def layout_graph(
     lanes = set(pick_lane_edges(spans, len(nodes) + sum(spans), max_vertices))
     # Internally every vertex (node or dummy) is an int: nodes 0..n-1, then dummies.
     index = {n: i for i, n in enumerate(nodes)}
-    names: list = list(nodes)
+    names: list[Node] = list(nodes)
     rows: list[list[int]] = [[] for _ in range(depth)]
     for i, n in enumerate(nodes):
         rows[layer[n]].append(i)
     # Long edges become chains through one dummy per layer crossed.
     up: list[list[int]] = [[] for _ in nodes]  # vertex -> neighbours one layer above
     down: list[list[int]] = [[] for _ in nodes]
-    chains = []
+    chains: list[list[int]] = []
     for k, (a, b) in enumerate(edges):
         if k in lanes:
             continue
@@ -166,17 +170,17 @@ def layout_graph(
 
 
 def _add_lanes(
-    edges: list,
+    edges: list[Edge],
     lanes: list[int],
-    layer: dict,
-    index: dict,
-    names: list,
+    layer: dict[Node, int],
+    index: dict[Node, int],
+    names: list[Node],
     rows: list[list[int]],
-    up: list,
-    down: list,
+    up: list[list[int]],
+    down: list[list[int]],
     x: list[float],
     gap: float,
-    paths: dict,
+    paths: dict[int, list[int]],
 ) -> list[float]:
     """Put each lane edge on its side and track: a point where it reaches its track, one where
     it leaves it (both added to `rows`, `names` and `paths`), straight down in between. Lanes
@@ -191,7 +195,7 @@ def _add_lanes(
     right = max(x, default=0.0)
     shift = (max((t for s, t in zip(side, track, strict=True) if s == 0), default=-1) + 1) * gap
     x = [value + shift for value in x]
-    by_row: dict = {}
+    by_row: dict[int, list[tuple[float, int]]] = {}
     for k, (u, lu, v, lv), s, t in zip(lanes, ends, side, track, strict=True):
         at = shift + right + (t + 1) * gap if s else shift - (t + 1) * gap
         first, last = len(names), len(names) + 1
@@ -207,7 +211,9 @@ def _add_lanes(
     return x
 
 
-def _coordinates(rows: list[list[int]], up: list, down: list, gap: float, count: int) -> list:
+def _coordinates(
+    rows: list[list[int]], up: list[list[int]], down: list[list[int]], gap: float, count: int
+) -> list[float]:
     """x per vertex: start from order, then pull each toward its neighbours' mean, keeping order."""
     x = [0.0] * count
     for row in rows:
@@ -232,7 +238,7 @@ def _coordinates(rows: list[list[int]], up: list, down: list, gap: float, count:
 
 
 def _compact_layout(
-    nodes: list, edges: list, rows: list[list[int]], gap: float, y_gap: float
+    nodes: list[Node], edges: list[Edge], rows: list[list[int]], gap: float, y_gap: float
 ) -> Layout:
     """The layout with the dummy vertices taken out: within as many columns as the widest layer
     has nodes, each layer in its order, its nodes pulled toward their neighbours' mean; a
@@ -260,7 +266,7 @@ def _compact_layout(
                 placed[i] = max(value, placed[i - 1] + 1 if i else 0.0)
             for v, value in zip(row, placed, strict=True):
                 x[v] = value
-    positions = {}
+    positions: dict[Node, Point] = {}
     for level, row in enumerate(rows):
         for v in row:
             positions[nodes[v]] = (x[v] * gap, level * y_gap)

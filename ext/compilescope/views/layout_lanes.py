@@ -76,8 +76,8 @@ def assign_lanes(
 
 def body_crossings(
     rows: list[list[int]],
-    up: list,
-    down: list,
+    up: list[list[int]],
+    down: list[list[int]],
     position: list[int],
     ends: list[tuple[int, int, int, int]],
 ) -> np.ndarray:

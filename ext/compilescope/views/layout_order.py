@@ -15,8 +15,8 @@ _MIN_CHAIN = 3  # re-route every edge with at least one dummy (source, dummy, ta
 
 def reduce_crossings(
     rows: list[list[int]],
-    up: list,
-    down: list,
+    up: list[list[int]],
+    down: list[list[int]],
     sweeps: int,
     transpose_width: int,
     chains: list[list[int]],
@@ -72,8 +72,8 @@ def reduce_crossings(
 
 def _sweep(
     rows: list[list[int]],
-    up: list,
-    down: list,
+    up: list[list[int]],
+    down: list[list[int]],
     position: list[int],
     rounds: int,
     transpose_width: int,
@@ -110,7 +110,11 @@ def _sweep(
 
 
 def _reroute_long_edges(
-    rows: list[list[int]], up: list, down: list, chains: list[list[int]], budget: int
+    rows: list[list[int]],
+    up: list[list[int]],
+    down: list[list[int]],
+    chains: list[list[int]],
+    budget: int,
 ) -> int:
     """Re-draw each long edge on its best path, the rest held still (the order changes in place).
 
@@ -196,7 +200,9 @@ def _renumber(rows: list[list[int]], position: list[int]) -> None:
             position[v] = i
 
 
-def _depth_first_order(rows: list[list[int]], up: list, down: list) -> list[list[int]]:
+def _depth_first_order(
+    rows: list[list[int]], up: list[list[int]], down: list[list[int]]
+) -> list[list[int]]:
     """Each vertex takes the next place in its layer as a depth-first walk from the sources
     (in input order) reaches it, so a path and its branches stay side by side."""
     layer_of = [0] * len(up)
@@ -220,10 +226,10 @@ def _depth_first_order(rows: list[list[int]], up: list, down: list) -> list[list
     return ordered
 
 
-def _barycenter(row: list[int], neighbours: list, position: list[int]) -> bool:
+def _barycenter(row: list[int], neighbours: list[list[int]], position: list[int]) -> bool:
     """Sort a layer by the mean place of each vertex's neighbours; lone vertices keep theirs.
     Says whether the order changed."""
-    keys = []
+    keys: list[tuple[float, int]] = []
     for i, v in enumerate(row):
         near = neighbours[v]
         if not near:
@@ -241,7 +247,7 @@ def _barycenter(row: list[int], neighbours: list, position: list[int]) -> bool:
     return True
 
 
-def _pair_crossings(left: list, right: list, position: list[int]) -> int:
+def _pair_crossings(left: list[int], right: list[int], position: list[int]) -> int:
     """Crossings between the edges of two neighbouring vertices, `left` placed first."""
     count = 0
     for a in left:
@@ -253,7 +259,12 @@ def _pair_crossings(left: list, right: list, position: list[int]) -> int:
 
 
 def _transpose(
-    rows: list[list[int]], up: list, down: list, position: list, limit: int, changed: list
+    rows: list[list[int]],
+    up: list[list[int]],
+    down: list[list[int]],
+    position: list[int],
+    limit: int,
+    changed: list[bool],
 ) -> None:
     """Swap neighbours in a layer while that lowers crossings with both adjacent layers
     (layers of more than `limit` vertices are left alone: the pass is quadratic in degree)."""
@@ -281,17 +292,19 @@ def _transpose(
                     improved = changed[li] = True
 
 
-def _total_crossings(rows: list[list[int]], down: list, position: list[int]) -> int:
+def _total_crossings(rows: list[list[int]], down: list[list[int]], position: list[int]) -> int:
     return sum(_gap_crossings(rows, down, position))
 
 
-def _gap_crossings(rows: list[list[int]], down: list, position: list[int]) -> list[int]:
+def _gap_crossings(rows: list[list[int]], down: list[list[int]], position: list[int]) -> list[int]:
     return [
         _bilayer_crossings(rows[i], down, position, len(rows[i + 1])) for i in range(len(rows) - 1)
     ]
 
 
-def _bilayer_crossings(row: list[int], down: list, position: list[int], below: int) -> int:
+def _bilayer_crossings(
+    row: list[int], down: list[list[int]], position: list[int], below: int
+) -> int:
     """Crossings between a layer and the next: edges in order of their upper end, each counting
     the earlier edges that end further right (kept sorted with bisect: layers here are narrow,
     so this beats an accumulator tree in CPython). O(E log V) comparisons."""
