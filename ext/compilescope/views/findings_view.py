@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from ..model.finding import Finding
 from ..model.findings import cost_text, often_text, where_text
@@ -32,7 +33,7 @@ def applying_snippet(f: Finding, number: int) -> str:
     )
 
 
-def findings_data(found: tuple[Finding, ...]) -> list[dict]:
+def findings_data(found: tuple[Finding, ...]) -> list[dict[str, Any]]:
     """One row per finding, JSON-ready; raw text (the widget sets it as textContent)."""
     rows = []
     for number, f in enumerate(found, 1):
@@ -98,7 +99,7 @@ def findings_html(found: tuple[Finding, ...]) -> str:
     return f"<div class='cs-findings'><h4>Findings</h4><ol>{''.join(items)}</ol>{more}</div>"
 
 
-def fix_trial_data(trial: FixTrial, number: int | None = None) -> dict:
+def fix_trial_data(trial: FixTrial, number: int | None = None) -> dict[str, Any]:
     """A tried fix, JSON-ready: what was applied (to finding `number`, where known), each
     figure before and after in words with its change, what "before" is, and what is left."""
     return {

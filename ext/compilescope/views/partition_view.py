@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from ..common import human_bytes
 from ..model.capture import Capture
@@ -53,7 +54,7 @@ def kind_text(kind: str, owner: str) -> str:
     return f"{base} (view of {owner})" if owner else base
 
 
-def partition_data(c: Compile) -> dict | None:
+def partition_data(c: Compile) -> dict[str, Any] | None:
     """What the widget shows of a compile's partition (JSON-ready; strings raw, JS escapes)."""
     p = c.partition
     if p is None:
@@ -74,7 +75,7 @@ def partition_data(c: Compile) -> dict | None:
     }
 
 
-def held_data(c: Compile, p: Partition) -> dict | None:
+def held_data(c: Compile, p: Partition) -> dict[str, Any] | None:
     """What the compiled forward really held (live captures), and where it differs from the
     partition's prediction; None when not measured at all (a log, a saved older capture)."""
     if c.held is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from html import escape
+from typing import TYPE_CHECKING, Any
 
 from ..common import STAGES
 from ..model.capture import Capture
@@ -18,13 +19,16 @@ from .static_graph import graph_svg
 from .summary_html import capture_html
 from .view_data import capture_data
 
+if TYPE_CHECKING:
+    from .widget import ExplorerWidget, ResultWidget
+
 # Stages pictured in the script-free fallback (the explorer has them all).
 _PICTURED = frozenset(s.kind for s in STAGES if s.pictured)
 
 
 def view_data(
     capture: Capture, before: Capture | None = None, found: tuple[Finding, ...] | None = None
-) -> dict:
+) -> dict[str, Any]:
     """Everything the widget and the report show. `found`: the capture's findings, when the
     caller made them with torch's graph-break registry (else made here from its messages)."""
     data = capture_data(capture, before=before)
@@ -52,7 +56,10 @@ def rank_report_html(capture: Capture) -> str:
 
 
 def fallback_html(
-    capture: Capture, data: dict, found: tuple[Finding, ...] | None = None, brief: bool = False
+    capture: Capture,
+    data: dict[str, Any],
+    found: tuple[Finding, ...] | None = None,
+    brief: bool = False,
 ) -> str:
     """Script-free HTML: the findings, the summary, SVG pictures of the main graphs, charts,
     highlighted code; `brief`: the findings, the table of compile ids and the rank report."""
@@ -83,8 +90,8 @@ def result_view(
     capture: Capture,
     before: Capture | None = None,
     found: tuple[Finding, ...] | None = None,
-    on_try: Callable[[int], dict] | None = None,
-):
+    on_try: Callable[[int], dict[str, Any]] | None = None,
+) -> ResultWidget | _Html:
     """The widget (with its HTML fallback) where anywidget is installed; else the HTML summary.
     `on_try(number)` tries finding `number`'s fix and returns `fix_trial_data` of the trial
     (given by the layer that can run code again: the magic, `compilescope.show`)."""
@@ -100,7 +107,7 @@ def result_view(
     )
 
 
-def explorer_view(graph: Graph, title: str = ""):
+def explorer_view(graph: Graph, title: str = "") -> ExplorerWidget | _Html:
     """The graph explorer for one graph."""
     payload = explorer_payload(graph, title=title)
     fallback = graph_svg(payload)

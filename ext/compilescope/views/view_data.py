@@ -7,6 +7,7 @@ post-grad nodes and provenance lines, and the names that the forward and backwar
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from ..common import PARTITION, SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
@@ -14,13 +15,13 @@ from ..model.compile import Compile
 from ..model.finding import is_library
 from ..model.graph import Graph, Node
 from ..model.place import Place
-from ..model.timing import RealSteps, achieved_rates
+from ..model.timing import GraphTiming, RealSteps, Sample, achieved_rates
 from .explorer_data import explorer_payload
 from .module_groups import infer_paths
 from .partition_view import partition_data
 
 
-def _sample(sample) -> dict | None:
+def _sample(sample: Sample | None) -> dict[str, Any] | None:
     if sample is None:
         return None
     return {
@@ -31,7 +32,9 @@ def _sample(sample) -> dict | None:
     }
 
 
-def partition_graph(c: Compile, paths: dict | None = None) -> Graph | None:
+def partition_graph(
+    c: Compile, paths: dict[tuple[str, int], list[str | None]] | None = None
+) -> Graph | None:
     """Forward and backward as one graph: the saved tensors are the edges that cross between them.
     `paths` (module_groups.infer_paths) supplies module paths the graphs do not log."""
     forward, backward = c.graph("aot_forward_graph"), c.graph("aot_backward_graph")
@@ -62,7 +65,7 @@ def _renamed(
     prefix: str,
     side: str,
     input_prefix: str = "",
-    inputs: tuple | None = None,
+    inputs: tuple[str, ...] | None = None,
     path: str | None = None,
 ) -> Node:
     values = dict(node.__dict__)
@@ -76,7 +79,7 @@ def _renamed(
     return Node(**values)
 
 
-def _peak_text(g) -> str:
+def _peak_text(g: GraphTiming) -> str:
     if g.eager_peak_bytes is None or g.compiled_peak_bytes is None:
         return "peak memory: not measured"
     return (
@@ -85,7 +88,7 @@ def _peak_text(g) -> str:
     )
 
 
-def _loc(loc) -> list | None:
+def _loc(loc: Place | None) -> list[str | int] | None:
     return [loc.file, loc.line] if loc else None
 
 
@@ -105,7 +108,7 @@ def _post_grad_of_code(c: Compile) -> list[int | None]:
     return [None] * len(c.output_code)
 
 
-def _kernels(c: Compile, capture: Capture) -> list[dict]:
+def _kernels(c: Compile, capture: Capture) -> list[dict[str, Any]]:
     times, timings = {}, capture.timings
     if timings:
         # Keyed by role too: a forward and a backward module may each have a kernel of one name.
@@ -162,9 +165,9 @@ def _kernels(c: Compile, capture: Capture) -> list[dict]:
     return out
 
 
-def _node_lines(graph: Graph) -> dict[str, list]:
+def _node_lines(graph: Graph) -> dict[str, dict[int, list[str]]]:
     """file -> line -> node names, for the cell's line marks."""
-    out: dict = {}
+    out: dict[str, dict[int, list[str]]] = {}
     for n in graph.nodes:
         if n.source:
             out.setdefault(n.source.file, {}).setdefault(n.source.line, []).append(n.name)
@@ -173,7 +176,7 @@ def _node_lines(graph: Graph) -> dict[str, list]:
 
 # Graphs laid out lately, by what the layout reads: the same graph on many ranks of a job (or
 # recompiled alike) is laid out once. Bounded, so a job of all-different graphs stays flat.
-_LAID_OUT: dict[tuple[object, ...], dict] = {}
+_LAID_OUT: dict[tuple[object, ...], dict[str, Any]] = {}
 _LAID_OUT_MAX = 256
 
 
@@ -182,7 +185,7 @@ def _laid_out(
     title: str,
     kernels_of: dict[str, list[str]] | None,
     paths: list[str | None] | None,
-) -> dict:
+) -> dict[str, Any]:
     """`explorer_payload`, reused for a graph of the same text, title, kernels and paths."""
     key = (graph.kind, graph.text, title, repr(kernels_of), repr(paths))
     payload = _LAID_OUT.get(key)
@@ -194,7 +197,9 @@ def _laid_out(
     return payload
 
 
-def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
+def _stages(
+    c: Compile, kernels: list[dict[str, Any]], graphs: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Each stage's graph, appended to `graphs` as an explorer payload (the partition after the
     backward), and its row; each kernel learns which post-grad payload shows its nodes."""
     # Post-grad graph number -> node -> its kernels (a forward and a backward graph can both
@@ -252,7 +257,7 @@ def _stages(c: Compile, kernels: list[dict], graphs: list[dict]) -> list[dict]:
     return stages
 
 
-def _saved(c: Compile) -> list[dict]:
+def _saved(c: Compile) -> list[dict[str, Any]]:
     """What crosses from forward to backward, each with the backward nodes that use it."""
     partition = c.partition
     if not partition:
@@ -268,7 +273,7 @@ def _saved(c: Compile) -> list[dict]:
     ]
 
 
-def _graph_timing(c: Compile, capture: Capture) -> dict | None:
+def _graph_timing(c: Compile, capture: Capture) -> dict[str, Any] | None:
     """The compile id's graph re-run alone, eager vs compiled, forward and backward."""
     if not capture.timings:
         return None
@@ -296,7 +301,7 @@ def _graph_timing(c: Compile, capture: Capture) -> dict | None:
     }
 
 
-def _symbols(c: Compile) -> list[dict]:
+def _symbols(c: Compile) -> list[dict[str, Any]]:
     if not c.symbols:
         return []
     from .math import math_html  # sympy: imported only for a compile with symbolic shapes
@@ -308,7 +313,7 @@ def _symbols(c: Compile) -> list[dict]:
     ]  # fmt: skip
 
 
-def _shape_guards(c: Compile) -> list[dict]:
+def _shape_guards(c: Compile) -> list[dict[str, Any]]:
     if not c.shape_guards:
         return []
     from .math import math_html
@@ -318,7 +323,7 @@ def _shape_guards(c: Compile) -> list[dict]:
     ]
 
 
-def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
+def compile_data(c: Compile, capture: Capture, graphs: list[dict[str, Any]]) -> dict[str, Any]:
     """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
     kernels = _kernels(c, capture)
     stages = _stages(c, kernels, graphs)
@@ -383,12 +388,12 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict]) -> dict:
     }
 
 
-def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
+def capture_data(capture: Capture, *, before: Capture | None = None) -> dict[str, Any]:
     """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them."""
     from ..model.kernel_table import kernel_rows
     from .summary_html import devices, nothing_compiled
 
-    graphs: list[dict] = []
+    graphs: list[dict[str, Any]] = []
     compiles = [compile_data(c, capture, graphs) for c in capture]
     cells = [
         {"file": file, "cell": capture.cells.get(file), "text": text}
@@ -436,7 +441,7 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict:
     return data
 
 
-def real_steps_data(real: RealSteps | None) -> dict | None:
+def real_steps_data(real: RealSteps | None) -> dict[str, Any] | None:
     """The user's own steps for the Timings tab: wall per step and its split, in seconds."""
     if real is None:
         return None
