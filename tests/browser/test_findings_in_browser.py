@@ -29,7 +29,9 @@ def test_report_opens_with_the_findings(page, loaded, tmp_path):
     top = overview.locator(".cs-finding").first
     assert top.get_attribute("data-kind") == "graph_break"
     text = top.inner_text()
-    assert "warning_once" in text and "GB0291" in text and "2 breaks, 3 restarts" in text  # as Dynamo counts
+    assert (
+        "warning_once" in text and "GB0291" in text and "2 breaks, 3 restarts" in text
+    )  # as Dynamo counts
     assert "ignore_logging_functions.add(transformers.modeling_utils.logger.warning_once)" in text
     assert top.is_visible() and top.bounding_box()["y"] < 950  # on the first screen
     # A report has no kernel: nothing to click to try a fix.

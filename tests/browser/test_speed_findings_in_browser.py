@@ -20,7 +20,9 @@ def test_the_eager_optimizer_finding_comes_first_in_the_report(page, tmp_path):
     compiled = torch.compile(model)
     x = torch.randn(8, 16)
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # steadier steps on 2 shared cores (tests/live/test_step_speedup_live.py)
+    torch.set_num_threads(
+        1
+    )  # steadier steps on 2 shared cores (tests/live/test_step_speedup_live.py)
     try:
         with compilescope.capturing() as cap:
             for _ in range(30):
