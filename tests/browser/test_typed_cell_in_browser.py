@@ -20,9 +20,11 @@ CELL = "%%compile_fx --backend aot_eager --out cap_typed\ny = mlp(x)\n\nloss = y
 
 @pytest.fixture(scope="module")
 def typed_capture():
-    from IPython.testing.globalipapp import start_ipython
+    from IPython.testing import globalipapp
 
-    shell = start_ipython()
+    # One test shell per process: start_ipython() returns None once another test started it.
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "compilescope")
     assert shell.run_cell(SETUP, store_history=True).success
     assert shell.run_cell(CELL, store_history=True).success

@@ -9,9 +9,11 @@ import pytest
 
 @pytest.fixture(scope="session")
 def ip():
-    from IPython.testing.globalipapp import start_ipython
+    from IPython.testing import globalipapp
 
-    shell = start_ipython()
+    # One test shell per process: start_ipython() returns None once another test started it.
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "compilescope")
     # torch's own lazy TORCH_TRACE handler removes itself at the first compile of a process
     # (no TORCH_TRACE set); compile once first so state comparisons see only our changes.
