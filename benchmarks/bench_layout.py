@@ -29,7 +29,7 @@ from bisect import bisect_left, bisect_right
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "model"))
-from compilescope.views.layout import _inversions, layout_graph  # noqa: E402
+from compilescope.views.explorer.layout import _inversions, layout_graph  # noqa: E402
 from test_layout_engine import fx_like  # noqa: E402
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "model"))
 from compilescope.model.graph import Graph, Node, TensorMeta  # noqa: E402
-from compilescope.views.explorer_data import explorer_payload  # noqa: E402
+from compilescope.views.explorer.data import explorer_payload  # noqa: E402
 from compilescope.views.widget import static_text  # noqa: E402
 from test_layout_engine import fx_like  # noqa: E402
 

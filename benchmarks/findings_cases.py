@@ -23,7 +23,7 @@ from pathlib import Path
 
 import compilescope
 import torch
-from compilescope.model.findings import where_text
+from compilescope.model.findings.ranked import where_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,7 +187,7 @@ def run_case(name: str) -> dict:
     started = time.perf_counter()
     if name == "seq_len_recompiles":
         # capturing() cannot run the loop again: apply the fix as its text says.
-        from compilescope.model.fix_trial import FixTrial
+        from compilescope.model.findings.fix_trial import FixTrial
 
         dynamic = any(s.op == "compile_kwarg" and s.target == "dynamic" for s in fix.settings)
         marks = [s.value for s in fix.settings if s.op == "mark_dynamic"]

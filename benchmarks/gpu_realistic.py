@@ -90,10 +90,10 @@ def accuracy(name: str, make, device: str, dtype, tiny: bool, steps: int = 10) -
     """Capture one model's training step, the profiler reference inside the same compile, and
     compilescope's per-kernel times by both GPU clocks."""
     import torch
-    from compilescope.live import kernel_timer, profiler_times
-    from compilescope.live.measure import measure
     from compilescope.live.options import CompileOptions
     from compilescope.live.pipeline import capture_run
+    from compilescope.live.timing import kernel_timer, profiler_times
+    from compilescope.live.timing.measure import measure
 
     torch.manual_seed(0)
     model, step, inputs, label = make(device, dtype, tiny)

@@ -21,7 +21,7 @@ os.environ.setdefault("TRITON_CACHE_DIR", str(out / "triton_cache"))
 
 import compilescope  # noqa: E402
 import torch  # noqa: E402
-from compilescope.live import kernel_timer  # noqa: E402
+from compilescope.live.timing import kernel_timer  # noqa: E402
 
 # The launch checks read grid and block from the profiler's kernel records: time with it.
 kernel_timer.GPU_CLOCK = "profiler"

@@ -23,7 +23,7 @@ def test_dir_lists_every_public_name_lazy_ones_too():
 
 def test_the_types_public_functions_return_are_exported(loaded):
     from compilescope.live.pipeline import CaptureHandle
-    from compilescope.model.fix_trial import FixTrial
+    from compilescope.model.findings.fix_trial import FixTrial
 
     before, after = loaded("graph_break"), loaded("plain_function")
     assert isinstance(compilescope.diff(before, after), compilescope.CaptureDiff)

@@ -46,15 +46,15 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, type_only: bool = False) -> set[str]:
     """Every compilescope module `path` imports at run time (in functions too; not the ones
-    under `if TYPE_CHECKING:`, which only a type checker reads)."""
+    under `if TYPE_CHECKING:`, which only a type checker reads, unless `type_only`)."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if isinstance(node, ast.If) and _is_type_checking(node.test) and not type_only:
             for child in node.orelse:
                 visit(child)
             return
@@ -85,8 +85,8 @@ def _exists(module: str) -> bool:
     return (PACKAGE / rel).with_suffix(".py").exists() or (PACKAGE / rel / "__init__.py").exists()
 
 
-def _graph() -> dict[str, set[str]]:
-    return {_module_name(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+def _graph(type_only: bool = False) -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p, type_only) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def test_every_module_belongs_to_a_layer():
@@ -145,3 +145,28 @@ def test_the_check_sees_upward_imports_and_skips_type_only_ones(tmp_path):
             test_imports_point_down()
     finally:
         globals()["PACKAGE"] = Path(__file__).resolve().parents[1] / "ext" / "compilescope"
+
+
+# Concepts as folders (issue 33): each a package that says in one line what it holds.
+FOLDERS = {
+    "model/findings": "finding",
+    "model/ranks": "rank",
+    "live/timing": "timing",
+    "views/explorer": "explorer",
+}
+
+
+def test_concepts_are_folders_with_a_one_line_docstring_and_no_prefixed_names():
+    for folder, prefix in FOLDERS.items():
+        init = PACKAGE / folder / "__init__.py"
+        assert init.exists(), f"{folder} is not a package"
+        doc = ast.get_docstring(ast.parse(init.read_text("utf-8")))
+        assert doc and "\n" not in doc.strip(), f"{folder}/__init__.py: a one-line docstring"
+        inside = [p.stem for p in (PACKAGE / folder).glob("*.py")]
+        assert not [s for s in inside if s.startswith(prefix)], (folder, inside)
+        # ... and the room above holds no module that belongs in it by its name.
+        above = [p.stem for p in (PACKAGE / folder).parent.glob(f"{prefix}*.py")]
+        assert not above, f"{above} belong in {folder}/"
+    for room in ("model", "live", "views"):
+        flat = [p for p in (PACKAGE / room).glob("*.py") if p.name != "__init__.py"]
+        assert len(flat) <= 28, f"{room}/ holds {len(flat)} modules side by side"

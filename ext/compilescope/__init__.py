@@ -9,12 +9,12 @@ from .model.capture import Capture, Skipped, draw_with
 from .model.compile import Compile
 from .model.compile_id import CompileId
 from .model.diff import CaptureDiff
-from .model.finding import Finding, Fix, Setting
-from .model.fix_trial import FixTrial
+from .model.findings.fix_trial import FixTrial
+from .model.findings.parts import Finding, Fix, Setting
 from .model.graph import Graph
 from .model.kernel import Kernel
 from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
-from .model.rank_report import RankReport
+from .model.ranks.report import RankReport
 from .model.serialize import FormatError
 from .model.speedup import StepSpeedup
 from .trace.rank_files import compare_saved_ranks, merge_ranks, write_rank
@@ -261,7 +261,7 @@ def findings(capture: Capture) -> tuple[Finding, ...]:
     frames left to eager, data-dependent ops, ATen fallbacks, hot kernels, activation memory,
     compile-time hot spots; each with where (your own line), how often, what it costs and the
     fix. torch's graph-break registry fills in what its messages leave out."""
-    from .model.findings import findings as _findings
+    from .model.findings.ranked import findings as _findings
     from .trace.graph_break_registry import load
 
     return _findings(_as_capture(capture, "findings", "capture"), load())

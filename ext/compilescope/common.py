@@ -22,7 +22,7 @@ class Stage:
     (None: they leave it out, as they do for the DDP graphs and the passes' before/after).
     `runs`: the graph its layer hands on, what runs: ranks compare these, and look for
     collectives in the latest layer's. `names`: whose node names it keeps ("dynamo" or "aot"),
-    where module paths are inferred for its nodes (views/module_groups.py; None: not inferred).
+    where module paths are inferred for its nodes (views/explorer/module_groups.py; None: not inferred).
     `pictured`: drawn in the script-free fallback. `saved`: shown with the partition's saved
     tensors. `logged`: a torch event (the partition is compilescope's, forward | backward).
     `alias_of`: the newer name of the same graph.

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from .live.options import CompileOptions
     from .live.pipeline import CaptureRun, Replay
-    from .model.finding import Finding, Fix
+    from .model.findings.parts import Finding, Fix
 
 _F = TypeVar("_F", bound=Callable[..., object])
 # What the cell's function returns (cell.py): the values of the names it binds, and the value
@@ -249,7 +249,7 @@ class CompileFxMagics(Magics):
 
     def _fixing(self, number: int) -> tuple[Finding, Fix]:
         """The finding `number` of the last capture and its fix, checked before anything runs."""
-        from .model.findings import findings
+        from .model.findings.ranked import findings
         from .trace.graph_break_registry import load
 
         if _last is None:
@@ -334,7 +334,7 @@ class CompileFxMagics(Magics):
             # With --fix, the before/after table below says what changed: no text diff too.
             self._show(captured, progress, before, args.quiet, text_diff=fixing is None)
             if fixing is not None and captured is not None and before is not None:
-                from .model.fix_trial import FixTrial
+                from .model.findings.fix_trial import FixTrial
 
                 # "before" is the capture the finding came from, not a second one
                 _display(FixTrial(fixing[0], fixing[1], before, captured, rerun_baseline=False))
@@ -356,7 +356,7 @@ class CompileFxMagics(Magics):
 
                 sweep_small_graphs(capture)
 
-                from .model.findings import findings
+                from .model.findings.ranked import findings
                 from .trace.graph_break_registry import load
 
                 found = findings(capture, load())

@@ -12,11 +12,11 @@ from typing import TypeVar
 from .model.capture import Capture, RankLog, Skipped
 from .model.compile import Compile
 from .model.compile_id import CompileId
-from .model.finding import Finding
-from .model.findings import findings
+from .model.findings.parts import Finding
+from .model.findings.ranked import findings
 from .model.graph import Graph
-from .model.rank_compare import CompileLookup, RankRecord, records_of
-from .model.rank_report import RankReport, compare_records
+from .model.ranks.compare import CompileLookup, RankRecord, records_of
+from .model.ranks.report import RankReport, compare_records
 from .trace.rank_files import (
     SavedRanks,
     compare_saved_ranks,

@@ -39,8 +39,8 @@ MOUNT = """async ([bundle, data, tryable]) => {
 
 @pytest.fixture(scope="module")
 def widget(loaded):
-    from compilescope.model.findings import findings
-    from compilescope.model.fix_trial import FixTrial
+    from compilescope.model.findings.fix_trial import FixTrial
+    from compilescope.model.findings.ranked import findings
     from compilescope.views.findings_view import fix_trial_data
     from compilescope.views.result_view import result_view
 

@@ -9,7 +9,7 @@ import compilescope
 import pytest
 import torch
 from compilescope.model.capture import Capture
-from compilescope.model.findings import findings
+from compilescope.model.findings.ranked import findings
 from compilescope.trace.graph_break_registry import load
 from compilescope.views.view_data import capture_data
 from torch._dynamo.utils import counters

@@ -10,7 +10,7 @@ import time
 import compilescope
 import pytest
 import torch
-from compilescope.model.findings import findings
+from compilescope.model.findings.ranked import findings
 from compilescope.trace.graph_break_registry import load
 
 pytestmark = pytest.mark.torch

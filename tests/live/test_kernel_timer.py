@@ -7,8 +7,8 @@ import types
 
 import pytest
 import torch
-from compilescope.live.flop_count import kernel_flops
-from compilescope.live.kernel_timer import kernel_times, wrapped_kernels
+from compilescope.live.timing.flop_count import kernel_flops
+from compilescope.live.timing.kernel_timer import kernel_times, wrapped_kernels
 from compilescope.model.kernel import Kernel, OutputCode
 
 pytestmark = pytest.mark.torch
@@ -157,7 +157,7 @@ class _Event:
 
 
 def test_device_time_of_each_range_from_raw_profiler_events():
-    from compilescope.live.profiler_times import kernel_times_from_kineto
+    from compilescope.live.timing.profiler_times import kernel_times_from_kineto
 
     shape = '"device": 0, "grid": [64, 1, 1], "block": [128, 1, 1], "registers per thread": 32'
     events = [

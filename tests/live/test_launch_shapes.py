@@ -15,7 +15,7 @@ EVENTS = json.loads(
 
 
 def test_known_kernels_get_their_launch_shape():
-    from compilescope.live.profiler_times import launch_shapes
+    from compilescope.live.timing.profiler_times import launch_shapes
 
     shapes = launch_shapes(EVENTS, {"triton_red_fused_sum_view_0", "triton_per_fused_sum_view_1"})
     assert shapes == {
@@ -25,7 +25,7 @@ def test_known_kernels_get_their_launch_shape():
 
 
 def test_other_events_and_unknown_kernels_are_ignored():
-    from compilescope.live.profiler_times import launch_shapes
+    from compilescope.live.timing.profiler_times import launch_shapes
 
     names = {e["name"] for e in EVENTS}  # cpu ops, runtime calls and cuBLAS kernels included
     shapes = launch_shapes(EVENTS, names)

@@ -194,7 +194,7 @@ def test_the_step_hook_is_heard_from_inside_a_compiled_graph():
     # Where the optimizer's post hooks are traced into the graph (no break in torch's step
     # wrapper, as for a fused CUDA optimizer), the compiled frame itself calls our listener
     # after its graph: once per call, with no break and nothing added to the graph.
-    from compilescope.live import step_boundaries
+    from compilescope.live.timing import step_boundaries
 
     torch._dynamo.reset()
     counters.clear()
@@ -217,7 +217,7 @@ def test_the_step_hook_is_heard_from_inside_a_compiled_graph():
 
 def _ours_registered() -> list[str]:
     """Everything of compilescope's a capture puts into torch, still there."""
-    from compilescope.live import step_boundaries
+    from compilescope.live.timing import step_boundaries
     from torch.optim import optimizer
 
     left = []

@@ -111,7 +111,7 @@ def test_a_recompile_in_the_window_starts_it_over():
 
 
 def test_a_failure_in_timing_never_reaches_the_users_loop(monkeypatch):
-    from compilescope.live import real_steps
+    from compilescope.live.timing import real_steps
 
     def broken(*args, **kwargs):
         raise RuntimeError("injected")
@@ -135,7 +135,7 @@ def test_real_steps_off():
 
 
 def test_eager_memory_verdict():
-    from compilescope.live.real_steps import eager_memory_verdict
+    from compilescope.live.timing.real_steps import eager_memory_verdict
 
     gib = 1 << 30
     # Issue 24's case: a compiled step 1.33 GiB above what is held between steps, 3 GiB free.
@@ -148,7 +148,7 @@ def test_eager_memory_verdict():
 def test_eager_steps_are_skipped_where_they_may_not_fit(monkeypatch):
     # On a GPU the timer reads the device's memory; here the reading is injected: the compiled
     # step needs 2 GiB on top, and 4 GiB are free, less than an eager step may need.
-    from compilescope.live.real_steps import RealStepTimer
+    from compilescope.live.timing.real_steps import RealStepTimer
 
     gib = 1 << 30
     monkeypatch.setattr(RealStepTimer, "_memory_reading", lambda self: (gib, 3 * gib, 4 * gib))

@@ -108,7 +108,7 @@ def test_times_survive_json_and_show_in_the_view(timed):
 
 
 def test_a_graph_that_cannot_run_alone_says_so_without_a_number():
-    from compilescope.live.measure import RecordedGraph, measure
+    from compilescope.live.timing.measure import RecordedGraph, measure
 
     def broken(*args):
         raise RuntimeError("needs state it does not have")
@@ -155,7 +155,7 @@ def test_cpu_peak_memory_is_measured_from_allocation_events(timed):
 
 
 def test_cpu_peak_counts_what_is_alive_at_once():
-    from compilescope.live.memory import cpu_peak_bytes as _cpu_peak_bytes
+    from compilescope.live.timing.memory import cpu_peak_bytes as _cpu_peak_bytes
 
     x = torch.randn(256, 1024)  # 1 MiB
     mib = 1 << 20
@@ -290,7 +290,7 @@ def test_one_kernel_name_called_with_several_shapes_has_mean_sizes():
 
 
 def test_a_name_called_several_times_a_step_is_timed_per_step():
-    from compilescope.live.kernel_timer import _per_call
+    from compilescope.live.timing.kernel_timer import _per_call
 
     # Two calls a step of very different sizes: each step's mean per call, not the median call.
     assert _per_call([1.0, 9.0, 1.0, 9.0, 1.0, 9.0], 2) == [5.0, 5.0, 5.0]
@@ -301,7 +301,7 @@ def test_a_name_called_several_times_a_step_is_timed_per_step():
 @contextlib.contextmanager
 def _inputs_made():
     """The inputs measuring makes for each graph, in a list, while inside."""
-    from compilescope.live import timing_inputs
+    from compilescope.live.timing import inputs as timing_inputs
 
     made, real_make = [], timing_inputs.make_inputs
 
@@ -335,7 +335,7 @@ def test_integer_inputs_are_timed_on_their_recorded_values():
 
 
 def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
-    from compilescope.live.timing_inputs import input_layout, input_values, make_inputs
+    from compilescope.live.timing.inputs import input_layout, input_values, make_inputs
 
     small = torch.arange(12).reshape(3, 4).t()  # transposed: strides (1, 4)
     big = torch.ones(1000, dtype=torch.int64)
@@ -353,7 +353,7 @@ def test_integer_values_are_copied_within_a_size_limit_with_their_strides():
 
 def test_float_inputs_are_drawn_with_their_recorded_mean_and_deviation():
     # A GELU's tanh costs what its values make it cost: standard normal weights saturate it.
-    from compilescope.live.timing_inputs import input_layout, input_moments, make_inputs
+    from compilescope.live.timing.inputs import input_layout, input_moments, make_inputs
 
     torch.manual_seed(0)
     weight = torch.nn.Parameter(torch.randn(256, 64) * 0.02 + 0.5)
@@ -380,7 +380,7 @@ def test_a_capture_draws_its_timing_inputs_from_the_recorded_moments():
 
 def test_inputs_without_readable_values_are_skipped_not_raised():
     # These run inside the user's compile: an input we cannot read must not break it.
-    from compilescope.live.timing_inputs import input_moments, input_values
+    from compilescope.live.timing.inputs import input_moments, input_values
 
     sparse = torch.eye(3).to_sparse()
     meta = torch.empty(4, 4, device="meta")
@@ -392,7 +392,7 @@ def test_inputs_without_readable_values_are_skipped_not_raised():
 def test_an_eager_arm_that_does_not_fit_leaves_the_compiled_times(monkeypatch):
     """The compiled step fits where an eager re-run does not (a GPU filled up): the capture
     returns, the user's result stands, and the compiled graph is timed without the eager arm."""
-    from compilescope.live import measure as measure_module
+    from compilescope.live.timing import measure as measure_module
 
     real_measure = measure_module.measure
     original_call = torch.fx.GraphModule.__call__

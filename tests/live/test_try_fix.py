@@ -8,7 +8,7 @@ import sys
 import compilescope
 import pytest
 from compilescope.live.fixes import applying, resolve_ref
-from compilescope.model.finding import Finding, Fix, Setting
+from compilescope.model.findings.parts import Finding, Fix, Setting
 
 pytestmark = pytest.mark.torch
 

@@ -54,9 +54,9 @@ def _item_finding_with(monkeypatch, run, ip, *extra):
     offered as finding 1 of the last capture (what `--fix 1` reads)."""
     import dataclasses
 
-    import compilescope.model.findings as findings_module
+    import compilescope.model.findings.ranked as findings_module
     import torch
-    from compilescope.model.finding import Setting
+    from compilescope.model.findings.parts import Setting
 
     ip.user_ns["xs"] = torch.randn(8)
     run("s = xs.sum().item()\ny = xs * s\ny", "--backend aot_eager --no-time --quiet")

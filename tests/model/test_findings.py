@@ -12,14 +12,14 @@ import compilescope
 import pytest
 from compilescope.model.compile import Compile
 from compilescope.model.compile_id import CompileId
-from compilescope.model.finding import Finding
-from compilescope.model.findings import findings, text
-from compilescope.model.findings_recompiles import guard_of
+from compilescope.model.findings.parts import Finding
+from compilescope.model.findings.ranked import findings, text
+from compilescope.model.findings.recompiles import guard_of
+from compilescope.model.findings.torch_hints import torch_texts
 from compilescope.model.graph import TensorMeta
 from compilescope.model.kernel import Kernel, OutputCode
 from compilescope.model.partition import Partition, Repartition, SavedTensor
 from compilescope.model.timing import GraphTiming, KernelTiming, Sample, Timings
-from compilescope.model.torch_hints import torch_texts
 from compilescope.trace import graph_break_registry
 
 BREAKS = ("graph_break", "data_dependent", "eager_frame")
@@ -273,8 +273,8 @@ def test_activation_memory_leaves_out_the_point_without_a_budget(loaded):
 def test_print_of_what_torch_cannot_reorder_gets_no_reorder_fix():
     """torch reorders a logging call only when its arguments are tensors, constants or string
     formatters: `print("h:", h.shape)` would break again, so the setting is not offered."""
-    from compilescope.model.finding import TorchText
-    from compilescope.model.torch_hints import hint_fixes
+    from compilescope.model.findings.parts import TorchText
+    from compilescope.model.findings.torch_hints import hint_fixes
 
     hints = (
         "Avoid calling builtin `print` with argument types ['str', 'torch.Size'].",
@@ -293,8 +293,8 @@ def test_print_of_what_torch_cannot_reorder_gets_no_reorder_fix():
 
 def test_a_numpy_function_torch_cannot_trace_gets_a_code_fix():
     # GB0294's only hint asks for a bug report; the change a user can make is ours to say.
-    from compilescope.model.finding import TorchText
-    from compilescope.model.torch_hints import hint_fixes
+    from compilescope.model.findings.parts import TorchText
+    from compilescope.model.findings.torch_hints import hint_fixes
 
     text = TorchText(
         gb_id="GB0294",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from compilescope.model.findings import findings
-from compilescope.model.fix_trial import FixTrial, _change
+from compilescope.model.findings.fix_trial import FixTrial, _change
+from compilescope.model.findings.ranked import findings
 from compilescope.views.findings_view import fix_trial_data, fix_trial_html
 
 

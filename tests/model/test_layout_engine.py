@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from compilescope.views.layout import count_crossings, layout_graph
+from compilescope.views.explorer.layout import count_crossings, layout_graph
 
 
 def fx_like(n: int, seed: int = 0) -> tuple[list[int], list[tuple[int, int]]]:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 from compilescope import Capture, load_trace, merge_ranks, write_rank
-from compilescope.model.ranks import ASPECTS, aspect_key
+from compilescope.model.ranks.records import ASPECTS, aspect_key
 from compilescope.views.ranks_html import ranks_html
 from conftest import FIXTURES
 

@@ -13,8 +13,8 @@ import pytest
 from compilescope import Capture, CompileId, load_trace, merge_ranks, write_rank
 from compilescope.model.compile import Compile
 from compilescope.model.graph import Graph
-from compilescope.model.rank_report import compare_ranks, ranks_text
-from compilescope.model.ranks import collectives_of, graph_hash
+from compilescope.model.ranks.records import collectives_of, graph_hash
+from compilescope.model.ranks.report import compare_ranks, ranks_text
 from compilescope.trace.graph_text import parse_graph_nodes
 from compilescope.views.ranks_html import ranks_html
 from conftest import FIXTURES

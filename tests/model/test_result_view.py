@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from compilescope.views.explorer_data import COLLAPSE_ABOVE, GROUP_LIMIT, explorer_payload
+from compilescope.views.explorer.data import COLLAPSE_ABOVE, GROUP_LIMIT, explorer_payload
+from compilescope.views.explorer.static_graph import graph_svg
 from compilescope.views.math import math_html, parse_expr, to_mathml
 from compilescope.views.report import report_html
 from compilescope.views.result_view import fallback_html, view_data
-from compilescope.views.static_graph import graph_svg
 from compilescope.views.view_data import partition_graph
 
 EVIL = '"><img src=x onerror=alert(1)></script><script>alert(2)</script>javascript:alert(3)'
@@ -265,7 +265,7 @@ def test_bound_method_paths_group_by_the_models_own_modules():
 def test_a_graph_of_at_most_150_nodes_opens_whole(loaded):
     """Every node drawn at first paint (only folded inputs stay in their group); bigger graphs
     open as groups within a box budget."""
-    from compilescope.views.explorer_data import OPEN_WHOLE_UP_TO
+    from compilescope.views.explorer.data import OPEN_WHOLE_UP_TO
 
     graphs = [g for c in loaded("gpt2") for gs in c.graphs.values() for g in gs]
     small = [g for g in graphs if 60 < len(g.nodes) <= OPEN_WHOLE_UP_TO]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import compilescope
-from compilescope.model.findings import findings, text
-from compilescope.model.findings_speed import SHOWN_SHARE
+from compilescope.model.findings.ranked import findings, text
+from compilescope.model.findings.speed import SHOWN_SHARE
 from compilescope.model.timing import (
     GraphShare,
     KernelTiming,
@@ -212,8 +212,8 @@ def test_nchw_convolutions_are_named_and_channels_last_ones_are_not():
 
 def test_a_memory_saving_of_kilobytes_ranks_below_a_library_matmul_of_a_quarter_step():
     # Issue 31: "a memory budget of 0 saves 2.0 KiB" ranked above `mm` at 26% of the step.
-    from compilescope.model.finding import Cost, Finding
-    from compilescope.model.findings import MEMORY_MATTERS_BYTES, score
+    from compilescope.model.findings.parts import Cost, Finding
+    from compilescope.model.findings.ranked import MEMORY_MATTERS_BYTES, score
 
     def memory(saved: int) -> Finding:
         return Finding("activation_memory", "", "m", cost=Cost(bytes=saved * 4, saved_bytes=saved))
@@ -226,8 +226,8 @@ def test_a_memory_saving_of_kilobytes_ranks_below_a_library_matmul_of_a_quarter_
 def test_a_break_with_a_measured_cost_ranks_by_it_not_by_its_count():
     # Issue 31 item 4: by ms per step where measured. A GPT-2 loop: the logging break (3
     # breaks, 4 restarts) cost 8% of the step, its per-parameter AdamW 26%.
-    from compilescope.model.finding import Cost, Counts, Finding
-    from compilescope.model.findings import score
+    from compilescope.model.findings.parts import Cost, Counts, Finding
+    from compilescope.model.findings.ranked import score
 
     counts = Counts(breaks=3, restarts=4, partly_eager_frames=1)
     unmeasured = Finding("graph_break", "", "b", counts=counts, cost=Cost(compile_s=2.0))

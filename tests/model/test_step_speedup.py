@@ -8,8 +8,8 @@ import statistics
 import compilescope
 import pytest
 from compilescope.model.capture import Capture
-from compilescope.model.finding import Finding, Fix, Setting
-from compilescope.model.fix_trial import FixTrial
+from compilescope.model.findings.fix_trial import FixTrial
+from compilescope.model.findings.parts import Finding, Fix, Setting
 from compilescope.model.speedup import StepSpeedup, ratio_interval, verdict
 from compilescope.model.timing import RealSteps, Sample, Timings
 from compilescope.views.diff_view import diff_data, diff_html

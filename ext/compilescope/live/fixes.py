@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..model.capture import Capture
-from ..model.finding import Finding, Fix, Setting
-from ..model.fix_trial import FixTrial
+from ..model.findings.fix_trial import FixTrial
+from ..model.findings.parts import Finding, Fix, Setting
 from . import torch_bridge
 from .options import CompileOptions
 from .pipeline import Replay, replay_of

@@ -27,7 +27,7 @@ from ..model.capture import Capture
 from ..model.graph import TensorMeta
 from ..model.held_memory import HeldMemory, HeldTensor
 from . import torch_bridge
-from .step_boundaries import hearing_steps
+from .timing.step_boundaries import hearing_steps
 
 _APPLY = torch.autograd.Function.apply.__func__.__code__  # type: ignore[attr-defined]
 # The saved-tensor hooks' stack (what torch.autograd.graph.saved_tensors_hooks pushes and

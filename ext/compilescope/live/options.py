@@ -24,7 +24,7 @@ class CompileOptions:
     # Time each graph (forward and backward, eager vs compiled) and its kernels after the run.
     timings: bool | int = True
     # Time this many of the user's own steps once compiling has stopped (0: none), then
-    # `eager_steps` more with the compiler's stance set to force_eager (live/real_steps.py).
+    # `eager_steps` more with the compiler's stance set to force_eager (live/timing/real_steps.py).
     real_steps: int = 10
     eager_steps: int = 5
 

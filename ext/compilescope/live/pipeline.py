@@ -16,9 +16,9 @@ from ..model.compile_id import CompileId
 from . import torch_bridge
 from .fresh_copy import copy_function, fresh_entry
 from .options import CompileOptions
-from .real_steps import RealStepTimer, following_steps
 from .recording_backend import RecordingBackend
 from .session import CaptureSession
+from .timing.real_steps import RealStepTimer, following_steps
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")

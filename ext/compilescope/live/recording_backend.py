@@ -6,8 +6,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 from . import torch_bridge
-from .measure import RecordedGraph
-from .timing_inputs import input_layout, input_moments, input_values
+from .timing.inputs import input_layout, input_moments, input_values
+from .timing.measure import RecordedGraph
 
 if TYPE_CHECKING:
     import torch

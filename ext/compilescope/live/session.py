@@ -22,9 +22,9 @@ from .autotune_log import AutotuneRecords, hearing_autotune, with_autotune_recor
 from .distributed import rank_and_world_size
 from .held_memory import HeldRecorder, with_held_memory
 from .lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
-from .measure import RecordedGraph, measure
 from .module_paths import with_module_paths
 from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
+from .timing.measure import RecordedGraph, measure
 from .triton_ir import with_autotune_choices, with_triton_ir
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide

@@ -219,7 +219,7 @@ def flops_of(graph_module: torch.fx.GraphModule, names: set[str]) -> int | None:
     None when torch cannot count one of them (symbolic sizes without a hint)."""
     from torch.utils._pytree import tree_map_only
 
-    from .flop_count import formula_flops
+    from .timing.flop_count import formula_flops
 
     total = 0
     for node in graph_module.graph.nodes:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from . import serialize
 from .compile import Compile, GraphBreak
 from .compile_id import CompileId
-from .rank_log import RankLog, Skipped
+from .ranks.log import RankLog, Skipped
 from .timing import Timings
 
 if TYPE_CHECKING:
-    from .rank_report import RankReport
+    from .ranks.report import RankReport
 
 __all__ = ["Capture", "RankLog", "Skipped", "TorchMessage"]
 
@@ -109,7 +109,7 @@ class Capture:
     def compare_ranks(self, world_size: int | None = None) -> RankReport:
         """The ranks grouped by what they compiled, and where each group parts from the others
         (a RankReport: print it, or show it in a notebook)."""
-        from .rank_report import compare_ranks
+        from .ranks.report import compare_ranks
 
         return compare_ranks(self, world_size)
 

@@ -10,7 +10,7 @@ from ..common import KIND_ALIASES, OWN_HOOK_REASON
 from .breaks import Fallback, break_message, fallback_scope
 from .breaks import GraphBreak as GraphBreak  # defined here before breaks.py: still importable
 from .compile_id import CompileId
-from .finding import is_library
+from .findings.parts import is_library
 from .graph import Graph
 from .held_memory import HeldMemory
 from .kernel import Kernel, OutputCode

@@ -159,7 +159,7 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     a, b = _by_match_key(before), _by_match_key(after)
     breaks_a = [k for c in a.values() for k in _break_key(_label(c), c, before.cells)]
     breaks_b = [k for c in b.values() for k in _break_key(_label(c), c, after.cells)]
-    from .ranks import collectives_in
+    from .ranks.records import collectives_in
 
     graphs, kernels, times, runtimes, collectives = [], [], [], [], []
     for key in [k for k in a if k in b]:

@@ -11,10 +11,10 @@ from pathlib import Path
 from ..model.capture import Capture, RankLog
 from ..model.compile import Compile
 from ..model.compile_id import CompileId
-from ..model.merge import merge_captures
-from ..model.rank_compare import RankRecord, records_of
-from ..model.rank_report import RankReport, compare_records
-from ..model.rank_summary import RankSummary
+from ..model.ranks.compare import RankRecord, records_of
+from ..model.ranks.merge import merge_captures
+from ..model.ranks.report import RankReport, compare_records
+from ..model.ranks.summary import RankSummary
 from .reader import load_trace
 
 # What `write_rank` names a rank's capture and its summary in the shared folder.

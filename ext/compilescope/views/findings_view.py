@@ -5,9 +5,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..model.finding import Finding
-from ..model.findings import cost_text, often_text, where_text
-from ..model.fix_trial import FixTrial
+from ..model.findings.fix_trial import FixTrial
+from ..model.findings.parts import Finding
+from ..model.findings.ranked import cost_text, often_text, where_text
 from .diff_view import step_speedup_data
 
 SHOWN = 12  # findings on the first screen; the rest are one click away

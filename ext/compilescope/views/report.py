@@ -8,7 +8,7 @@ from html import escape
 from pathlib import Path
 
 from ..model.capture import Capture
-from ..model.finding import Finding
+from ..model.findings.parts import Finding
 from .result_view import fallback_html, view_data
 from .static_files import static_text
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from html import escape
 
 from ..model.compile import Compile
-from ..model.finding import Finding
-from ..model.rank_report import ranks_text
+from ..model.findings.parts import Finding
+from ..model.ranks.report import ranks_text
 from .findings_view import findings_html
 from .static_files import static_text
 

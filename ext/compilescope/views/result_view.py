@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..common import STAGES
 from ..model.capture import Capture
-from ..model.finding import Finding
-from ..model.findings import findings
+from ..model.findings.parts import Finding
+from ..model.findings.ranked import findings
 from ..model.graph import Graph
 from .diff_view import diff_html
-from .explorer_data import explorer_payload
+from .explorer.data import explorer_payload
+from .explorer.static_graph import graph_svg
 from .findings_view import findings_data, findings_html
 from .partition_view import partition_html
-from .static_graph import graph_svg
 from .summary_html import capture_html
 from .view_data import capture_data
 

@@ -12,12 +12,12 @@ from typing import Any
 from ..common import PARTITION, SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
-from ..model.finding import is_library
+from ..model.findings.parts import is_library
 from ..model.graph import Graph, Node
 from ..model.place import Place
 from ..model.timing import GraphTiming, RealSteps, Sample, achieved_rates
-from .explorer_data import explorer_payload
-from .module_groups import infer_paths
+from .explorer.data import explorer_payload
+from .explorer.module_groups import infer_paths
 from .partition_view import partition_data
 
 
@@ -316,7 +316,7 @@ def _symbols(c: Compile) -> list[dict[str, Any]]:
 def _shape_guards(c: Compile) -> list[dict[str, Any]]:
     if not c.shape_guards:
         return []
-    from .math import math_html
+    from .math import math_html  # sympy: imported only for a compile with symbolic shapes
 
     return [
         {"expr": g.expr, "math": math_html(g.expr), "loc": _loc(g.location)} for g in c.shape_guards

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .capture import Capture
-from .compile import Compile, Frame
-from .finding import is_library
-from .place import Place
+from ..capture import Capture
+from ..compile import Compile, Frame
+from ..place import Place
+from .parts import is_library
 
 
 def place(loc: Place, capture: Capture, code: str = "") -> Place:

@@ -6,11 +6,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .capture import Capture
-from .compile import OWN_HOOK_STATUS, Compile
-from .finding import Cost, Counts, Finding, Fix, Setting
-from .findings_places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
-from .place import Place
+from ..capture import Capture
+from ..compile import OWN_HOOK_STATUS, Compile
+from ..place import Place
+from .parts import Cost, Counts, Finding, Fix, Setting
+from .places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
 from .torch_hints import Registry, hint_fixes, torch_texts
 
 # "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6": the compile id it failed

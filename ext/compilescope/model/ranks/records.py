@@ -6,10 +6,10 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from ..common import STAGES
-from .compile import Compile
-from .graph import Graph
-from .place import Place
+from ...common import STAGES
+from ..compile import Compile
+from ..graph import Graph
+from ..place import Place
 
 # Collective ops as graphs print them: `torch.ops._c10d_functional.all_reduce.default`, the
 # older `c10d_functional`, the autograd-aware `_c10d_functional_autograd`, traced c10d

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .finding import Fix, Setting, TorchText
-from .place import Place
+from ..place import Place
+from .parts import Fix, Setting, TorchText
 
 # A registry as trace/graph_break_registry.py reads it: "GB0291" -> versions, newest first.
 Registry = Mapping[str, list[dict[str, Any]]]

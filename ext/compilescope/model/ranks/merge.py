@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .capture import Capture, RankLog
+from ..capture import Capture, RankLog
 
 
 def merge_captures(

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-from .layout_lanes import assign_lanes, body_crossings, pick_lane_edges
-from .layout_order import reduce_crossings
+from .lanes import assign_lanes, body_crossings, pick_lane_edges
+from .order import reduce_crossings
 
 Node = Hashable
 Point = tuple[float, float]

@@ -8,8 +8,8 @@ import sys
 
 import torch
 
-from ..model.finding import is_library
-from ..model.timing import OptimizerSeen, StepSettings
+from ...model.findings.parts import is_library
+from ...model.timing import OptimizerSeen, StepSettings
 
 
 def optimizer_seen(optimizer: object) -> OptimizerSeen:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .breaks import Fallback, GraphBreak
-from .capture import Capture
-from .compile import Compile
-from .finding import Cost, Counts, Finding, Fix, TorchText
-from .findings_places import FrameKey, frame_key, frame_of, split_places
-from .place import Place
+from ..breaks import Fallback, GraphBreak
+from ..capture import Capture
+from ..compile import Compile
+from ..place import Place
+from .parts import Cost, Counts, Finding, Fix, TorchText
+from .places import FrameKey, frame_key, frame_of, split_places
 from .torch_hints import Registry, hint_fixes, torch_texts
 
 _DATA_DEPENDENT = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")

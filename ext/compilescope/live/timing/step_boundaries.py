@@ -30,8 +30,8 @@ from typing import Any
 import torch
 from torch._dynamo.comptime import comptime
 
-from ..common import OWN_HOOK_REASON
-from . import torch_bridge
+from ...common import OWN_HOOK_REASON
+from .. import torch_bridge
 
 _LISTENERS: list[Callable[[], None]] = []
 # Told when an optimizer step starts in eager code, with the optimizer (a compiled step is

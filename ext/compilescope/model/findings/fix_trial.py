@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..common import human_bytes, milliseconds
-from .capture import Capture
-from .finding import Finding, Fix
-from .findings import findings, where_text
-from .speedup import StepSpeedup
+from ...common import human_bytes, milliseconds
+from ..capture import Capture
+from ..speedup import StepSpeedup
+from .parts import Finding, Fix
+from .ranked import findings, where_text
 
 
 @dataclass(frozen=True)

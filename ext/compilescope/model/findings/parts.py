@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .place import Place
+from ..place import Place
 
 # The kinds of finding, in the order the issue lists them.
 KINDS = (

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ..common import human_bytes
-from .capture import Capture
-from .compile import Compile
-from .finding import Cost, Finding, Fix, Setting
-from .findings_places import frame_of, frame_places, place, user_loc
-from .kernel_table import kernel_rows
-from .place import Place
+from ...common import human_bytes
+from ..capture import Capture
+from ..compile import Compile
+from ..kernel_table import kernel_rows
+from ..place import Place
+from .parts import Cost, Finding, Fix, Setting
+from .places import frame_of, frame_places, place, user_loc
 
 # Library calls Inductor makes on purpose (BLAS, cuDNN): max-autotune can race its own
 # templates against them on a GPU.

@@ -22,15 +22,15 @@ from typing import Any
 
 import torch
 
-from ..common import human_bytes
-from ..model.timing import OptimizerSeen, RealSteps, Sample
+from ...common import human_bytes
+from ...model.timing import OptimizerSeen, RealSteps, Sample
+from ..session import BEFORE_THE_BLOCK, CaptureSession
+from ..torch_bridge import cuda_event, cuda_initialized
 from .kernel_timer import CallLog, wrapped_kernels
 from .profiler_times import LABEL, detaching_cupti
-from .session import BEFORE_THE_BLOCK, CaptureSession
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with_role
-from .torch_bridge import cuda_event, cuda_initialized
 
 # How many times the compiled step's own memory an eager step may need: eager keeps the
 # intermediates that fusion removed. Issue 24 saw 3.0x (a step peaking 1.33 GiB compiled,

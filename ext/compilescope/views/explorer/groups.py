@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..model.graph import Node
+from ...model.graph import Node
 
 # Items laid out side by side inside one group; more are split into blocks of topological order.
 GROUP_LIMIT = 100

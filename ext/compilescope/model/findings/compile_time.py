@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .capture import Capture
-from .compile import StageTime
-from .finding import Cost, Finding
-from .findings_places import frame_of, frame_places
+from ..capture import Capture
+from ..compile import StageTime
+from .parts import Cost, Finding
+from .places import frame_of, frame_places
 
 # torch's stage names (dynamo_timed) that mean the same work to a person, in plain words.
 STAGE_WORDS = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .rank_compare import (
+from .compare import (
     ASPECT_LABEL,
     ASPECT_NAMES,
     CompileLookup,
@@ -19,10 +19,10 @@ from .rank_compare import (
     not_compared,
     records_of,
 )
-from .ranks import ASPECTS, RankCompile
+from .records import ASPECTS, RankCompile
 
 if TYPE_CHECKING:
-    from .capture import Capture
+    from ..capture import Capture
 
 # What `python -m compilescope ranks` exits with, by the report's status.
 EXIT_CODES = {"agree": 0, "one rank": 0, "diverged": 1, "incomplete": 3}

@@ -7,12 +7,12 @@ cause below `SHOWN_SHARE` of the step is not a finding.
 
 from __future__ import annotations
 
-from .capture import Capture
-from .finding import Cost, Finding, Fix, Setting
-from .findings_perf import op_of
-from .kernel_table import kernel_rows
-from .place import Place
-from .timing import OptimizerSeen, RealSteps
+from ..capture import Capture
+from ..kernel_table import kernel_rows
+from ..place import Place
+from ..timing import OptimizerSeen, RealSteps
+from .parts import Cost, Finding, Fix, Setting
+from .perf import op_of
 
 SHOWN_SHARE = 0.10
 # Optimizers with a fused implementation (torch/optim: `_fused_*`; CUDA, and CPU since torch

@@ -6,8 +6,8 @@ import dataclasses
 import json
 from typing import Any, cast
 
-from .rank_compare import RankRecord
-from .serialize import FormatError, decode, encode
+from ..serialize import FormatError, decode, encode
+from .compare import RankRecord
 
 SUMMARY_FORMAT = "compilescope.rank_summary"
 SUMMARY_VERSION = 1

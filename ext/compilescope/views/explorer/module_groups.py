@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..common import STAGE, STAGES
-from ..model.compile import Compile
-from ..model.graph import Graph, Node
+from ...common import STAGE, STAGES
+from ...model.compile import Compile
+from ...model.graph import Graph, Node
 
 # The graphs whose module paths are inferred, in pipeline order (a graph learns from those
 # before it): each keeps Dynamo's node names or AOTAutograd's.

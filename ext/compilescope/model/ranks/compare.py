@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from .compile_id import CompileId
-from .rank_log import RankLog
-from .ranks import (
+from ..compile_id import CompileId
+from ..record_text import headline, text_difference
+from .log import RankLog
+from .records import (
     ASPECTS,
     RankCompile,
     aspect_key,
@@ -17,11 +18,10 @@ from .ranks import (
     rank_compile,
     without_device_index,
 )
-from .record_text import headline, text_difference
 
 if TYPE_CHECKING:
-    from .capture import Capture
-    from .compile import Compile
+    from ..capture import Capture
+    from ..compile import Compile
 
 ASPECT_NAMES = tuple(name for name, _ in ASPECTS)
 ASPECT_LABEL = dict(ASPECTS)

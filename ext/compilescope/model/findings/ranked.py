@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..common import human_bytes
-from .capture import Capture
-from .finding import Finding
-from .findings_breaks import break_findings
-from .findings_compile_time import compile_time_findings
-from .findings_perf import fallback_findings, hot_kernel_findings, memory_findings
-from .findings_recompiles import failure_findings, limit_findings, recompile_findings
-from .findings_speed import speed_findings
+from ...common import human_bytes
+from ..capture import Capture
+from .breaks import break_findings
+from .compile_time import compile_time_findings
+from .parts import Finding
+from .perf import fallback_findings, hot_kernel_findings, memory_findings
+from .recompiles import failure_findings, limit_findings, recompile_findings
+from .speed import speed_findings
 from .torch_hints import Registry
 
 # How much a kind matters before its numbers: a frame left uncompiled outweighs a graph break,

@@ -1,8 +1,8 @@
 """A graph as the explorer draws it: compact node columns, a group tree, and each group's layout.
 
-Big graphs are grouped (by module path, inferred where the log has none: views/module_groups.py)
+Big graphs are grouped (by module path, inferred where the log has none: views/explorer/module_groups.py)
 and each group is laid out once, here, on its own; the first picture's placement is computed here
-too (views/static_graph.py), so the browser's first paint and the static picture are the same
+too (views/explorer/static_graph.py), so the browser's first paint and the static picture are the same
 boxes. Expanding a group only places laid-out groups next to each other: no layout runs in JS.
 """
 
@@ -12,16 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..model.graph import Graph
-from .explorer_groups import (
-    GROUP_LIMIT,
-    INPUT_OPS,
-    SIDES,
-    Group,
-    build_groups,
-    nodes_inside,
-    short_target,
-)
+from ...model.graph import Graph
+from .groups import GROUP_LIMIT, INPUT_OPS, SIDES, Group, build_groups, nodes_inside, short_target
 from .layout import layout_graph
 from .module_groups import gradient_kinds, sides
 

@@ -10,18 +10,19 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
-from ..model.capture import Capture
-from ..model.kernel import OutputCode
-from ..model.timing import GraphTiming, KernelTiming, Sample, Timings
-from . import timing_inputs, torch_bridge
+from ...model.capture import Capture
+from ...model.kernel import OutputCode
+from ...model.timing import GraphTiming, KernelTiming, Sample, Timings
+from .. import torch_bridge
+from ..phases import phase, reset
+from ..quiet import silenced
+from . import inputs as timing_inputs
 from .device_peaks import device_peaks
+from .inputs import layout_device
 from .kernel_timer import kernel_times
 from .memory import peak_bytes
-from .phases import phase, reset
 from .profiler_times import launch_shapes
-from .quiet import silenced
-from .timing_inputs import layout_device
-from .timing_text import timing_description
+from .text import timing_description
 
 # How much time measuring may take, against what compiling took: with the default (time-boxed)
 # settings each graph gets at most 3 warm-up and 10 timed runs per arm, fewer when a run is

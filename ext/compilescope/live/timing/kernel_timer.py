@@ -13,12 +13,12 @@ from typing import Any, cast
 
 import torch
 
-from ..model.kernel import OutputCode
-from ..model.timing import KernelTiming, Sample
+from ...model.kernel import OutputCode
+from ...model.timing import KernelTiming, Sample
+from ..phases import phase
+from ..torch_bridge import cuda_event
 from .flop_count import kernel_flops
-from .phases import phase
 from .profiler_times import LABEL, detaching_cupti, gpu_times
-from .torch_bridge import cuda_event
 
 # Globals of an output module through which its extern calls go (`extern_kernels.mm(...)`,
 # `aten.gelu.default(...)`, `torch.ops.aten._scaled_dot_product_flash_attention.default(...)`).

@@ -1,0 +1,1 @@
+"""The graph explorer's data and layout: groups, lanes, ordering, module paths, the static picture."""
