@@ -137,3 +137,39 @@ def test_a_cell_line_shows_in_the_unfolded_cell(window, realistic, tmp_path):
     )
     shoot(page, "cell_line_shown")
     assert page.errors == []
+
+
+def test_a_link_to_another_compiles_graph_redraws_every_tab_for_it(window, realistic, tmp_path):
+    # From the cell listing, a line's nodes in compile 2/0_1 while the tabs show 4/0: the graph
+    # opens, and Code, Guards and Repro show 2/0_1 too (their selectors said 2/0_1 while they
+    # still showed 4/0's kernels).
+    page = window
+    graph = next(c for c in realistic.compiles if str(c.id) == "2/0_1").graphs[
+        "dynamo_output_graph"
+    ][0]
+    file = next(n.source.file for n in graph.nodes if n.source and GPT2 in n.source.file)
+    lines = {n.source.line: n.source.code or "" for n in graph.nodes if n.source}
+    text = "\n".join(lines.get(i + 1, "") for i in range(max(lines)))
+    report = compilescope.to_html(with_cell(realistic, {file: text}), tmp_path / "l.html")
+    page.goto(f"file://{report}")
+    page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
+    page.click("button[data-tab='graphs']")
+    select = page.locator("[data-pane='graphs'] select")
+    select.select_option(
+        select.evaluate("s => [...s.options].find(o => o.textContent.startsWith('4/0 ')).value")
+    )
+    line = next(n.source.line for n in graph.nodes if n.source and n.source.file == file)
+    page.locator(f".cs-cellpane .cs-line[data-line='{line}']").click()
+    link = page.locator(".cs-links [data-link='nodes']", has_text="2/0_1 ").first
+    link.click()
+    page.wait_for_timeout(150)
+    assert select.evaluate("s => s.options[s.selectedIndex].textContent").startswith("2/0_1 ")
+    page.click("button[data-tab='code']")
+    code = page.locator("[data-pane='code'] select")
+    assert code.evaluate("s => s.options[s.selectedIndex].textContent").startswith("2/0_1 ")
+    kernels = {k.name for c in realistic.compiles if str(c.id) == "2/0_1" for k in c.kernels}
+    shown = page.locator("[data-pane='code'] .cs-kernel-row").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-kernel'))"
+    )
+    assert shown and set(shown) <= kernels, shown[:3]
+    assert page.errors == []

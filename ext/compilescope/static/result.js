@@ -61,10 +61,11 @@ function compileChoice(data) {
       index = i;
       for (const [s, cb] of selectors) { s.value = String(i); cb(); }
     },
-    // Chosen without redrawing the tabs (the graphs tab, which draws it itself).
-    mark(i) {
+    // Chosen by a tab that draws it itself (the graphs tab opening another compile's graph):
+    // every other tab is redrawn for it, so Code, Guards and Repro show what their selector says.
+    mark(i, self) {
       index = i;
-      for (const [s] of selectors) s.value = String(i);
+      for (const [s, cb] of selectors) { s.value = String(i); if (cb !== self) cb(); }
     },
   };
   return choice;

@@ -25,7 +25,8 @@ export function renderGraphs(pane, data, choice, links) {
   const savedBox = el("div", { class: "cs-saved" });
   const textBox = el("details", { class: "cs-text" });
   textBox.style.display = "none";
-  pane.append(choice.select(() => renderStages()), stageBar, graphArea, savedBox, textBox);
+  const onCompile = () => renderStages();
+  pane.append(choice.select(onCompile), stageBar, graphArea, savedBox, textBox);
   let stageIndex = 0;
   function renderStages() {
     const c = data.compiles[choice.index];
@@ -53,7 +54,7 @@ export function renderGraphs(pane, data, choice, links) {
     return ex;
   }
   function openGraph(ci, graphIndex, names, quiet) {
-    if (ci !== choice.index) { choice.mark(ci); renderStages(); }
+    if (ci !== choice.index) { choice.mark(ci, onCompile); renderStages(); }
     const c = data.compiles[ci];
     const st = c.stages.find((s) => s.graph === graphIndex);
     stageIndex = c.stages.indexOf(st);

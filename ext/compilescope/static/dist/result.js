@@ -1338,7 +1338,8 @@ function renderGraphs(pane, data, choice, links) {
   const savedBox = el("div", { class: "cs-saved" });
   const textBox = el("details", { class: "cs-text" });
   textBox.style.display = "none";
-  pane.append(choice.select(() => renderStages()), stageBar, graphArea, savedBox, textBox);
+  const onCompile = () => renderStages();
+  pane.append(choice.select(onCompile), stageBar, graphArea, savedBox, textBox);
   let stageIndex = 0;
   function renderStages() {
     const c = data.compiles[choice.index];
@@ -1367,7 +1368,7 @@ function renderGraphs(pane, data, choice, links) {
   }
   function openGraph(ci, graphIndex, names, quiet) {
     if (ci !== choice.index) {
-      choice.mark(ci);
+      choice.mark(ci, onCompile);
       renderStages();
     }
     const c = data.compiles[ci];
@@ -1929,10 +1930,14 @@ function compileChoice(data) {
         cb();
       }
     },
-    // Chosen without redrawing the tabs (the graphs tab, which draws it itself).
-    mark(i) {
+    // Chosen by a tab that draws it itself (the graphs tab opening another compile's graph):
+    // every other tab is redrawn for it, so Code, Guards and Repro show what their selector says.
+    mark(i, self) {
       index = i;
-      for (const [s] of selectors) s.value = String(i);
+      for (const [s, cb] of selectors) {
+        s.value = String(i);
+        if (cb !== self) cb();
+      }
     }
   };
   return choice;
