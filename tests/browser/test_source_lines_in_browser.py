@@ -101,16 +101,21 @@ def test_a_library_line_opens_its_context_not_the_cell(window, realistic, tmp_pa
     assert page.errors == []
 
 
-def test_a_cell_line_shows_in_the_unfolded_cell(window, realistic, tmp_path):
-    page = window
-    # As if modeling_gpt2.py were the user's cell: its lines are then the cell's.
+def gpt2_as_the_cell(realistic, path: Path):
+    """A report as if modeling_gpt2.py were the user's cell (its lines are then the cell's):
+    compile 2/0_1's Dynamo graph, that file, the report's path."""
     graph = next(c for c in realistic.compiles if str(c.id) == "2/0_1").graphs[
         "dynamo_output_graph"
     ][0]
     file = next(n.source.file for n in graph.nodes if n.source and GPT2 in n.source.file)
     lines = {n.source.line: n.source.code or "" for n in graph.nodes if n.source}
     text = "\n".join(lines.get(i + 1, "") for i in range(max(lines)))
-    report = compilescope.to_html(with_cell(realistic, {file: text}), tmp_path / "c.html")
+    return graph, file, compilescope.to_html(with_cell(realistic, {file: text}), path)
+
+
+def test_a_cell_line_shows_in_the_unfolded_cell(window, realistic, tmp_path):
+    page = window
+    graph, file, report = gpt2_as_the_cell(realistic, tmp_path / "c.html")
     # A node of modeling_gpt2.py that a search for its name selects (the first name holding it).
     names = [n.name for n in graph.nodes]
     node = next(
@@ -144,13 +149,7 @@ def test_a_link_to_another_compiles_graph_redraws_every_tab_for_it(window, reali
     # opens, and Code, Guards and Repro show 2/0_1 too (their selectors said 2/0_1 while they
     # still showed 4/0's kernels).
     page = window
-    graph = next(c for c in realistic.compiles if str(c.id) == "2/0_1").graphs[
-        "dynamo_output_graph"
-    ][0]
-    file = next(n.source.file for n in graph.nodes if n.source and GPT2 in n.source.file)
-    lines = {n.source.line: n.source.code or "" for n in graph.nodes if n.source}
-    text = "\n".join(lines.get(i + 1, "") for i in range(max(lines)))
-    report = compilescope.to_html(with_cell(realistic, {file: text}), tmp_path / "l.html")
+    graph, file, report = gpt2_as_the_cell(realistic, tmp_path / "l.html")
     page.goto(f"file://{report}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
     page.click("button[data-tab='graphs']")
