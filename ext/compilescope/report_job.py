@@ -163,7 +163,9 @@ class _LogsByRank:
     first differing node of two groups' graphs); the last two logs read are kept."""
 
     def __init__(self, files: dict[int, str], source: str) -> None:
-        self.files, self.source, self.read = files, source, {}  # type: dict[int, str], str, dict[int, Capture]
+        self.files = files
+        self.source = source
+        self.read: dict[int, Capture] = {}
 
     def __getitem__(self, key: CompileId) -> Compile:
         rank = key.rank if key.rank is not None else 0
