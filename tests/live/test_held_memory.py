@@ -98,7 +98,7 @@ def test_conv_bn_dropout_holds_copies_made_after_the_partition(conv_bn):
     c = the_compile(conv_bn)
     predicted, held = c.partition, c.held
     assert held.activation_bytes > predicted.activation_bytes, held_text(predicted, held)
-    names = input_names(c)
+    names = input_names(c.graph("dynamo_output_graph"), c.graph("aot_forward_graph"))
     found = differences(predicted, held, names)
     copies = {names[d.saved]: d for d in found if d.what == "copy"}
     # Inductor on a CPU saves channels-last copies of the input and both conv weights.

@@ -6,16 +6,15 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
 from . import serialize
 from .compile import Compile, GraphBreak
 from .compile_id import CompileId
 from .ranks.log import RankLog, Skipped
+from .ranks.report import RankReport, compare_ranks
+from .summary import summarize
 from .timing import Timings
-
-if TYPE_CHECKING:
-    from .ranks.report import RankReport
 
 __all__ = ["Capture", "RankLog", "Skipped", "TorchMessage"]
 
@@ -109,8 +108,6 @@ class Capture:
     def compare_ranks(self, world_size: int | None = None) -> RankReport:
         """The ranks grouped by what they compiled, and where each group parts from the others
         (a RankReport: print it, or show it in a notebook)."""
-        from .ranks.report import compare_ranks
-
         return compare_ranks(self, world_size)
 
     # --- JSON --------------------------------------------------------------------------------
@@ -144,8 +141,6 @@ class Capture:
 
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:
-        from .summary import summarize
-
         return summarize(self)
 
     def __str__(self) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..common import KIND_ALIASES, OWN_HOOK_REASON
 from .breaks import Fallback, break_message, fallback_scope
 from .breaks import GraphBreak as GraphBreak  # defined here before breaks.py: still importable
 from .compile_id import CompileId
+from .ddp import DdpSplit, ddp_split
 from .findings.parts import is_library
 from .graph import Graph
 from .held_memory import HeldMemory
@@ -26,9 +27,6 @@ from .partition import (
     sweep_from,
 )
 from .place import Place
-
-if TYPE_CHECKING:
-    from .ddp import DdpSplit
 
 
 @dataclass(frozen=True)
@@ -280,9 +278,7 @@ class Compile:
     @property
     def ddp_split(self) -> DdpSplit | None:
         """How Dynamo's DDPOptimizer split this compile's graph (a DdpSplit), or None."""
-        from .ddp import ddp_split
-
-        return ddp_split(self)
+        return ddp_split(str(self.id), self.graphs)
 
     @property
     def compile_time_s(self) -> float | None:

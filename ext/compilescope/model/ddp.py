@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..common import human_bytes
-from .graph import TensorMeta
-
-if TYPE_CHECKING:
-    from .compile import Compile
+from .graph import Graph, TensorMeta
 
 # DDPOptimizer prints its graphs without strides or devices: `"f32[512, 16]"`.
 _SHAPE = re.compile(r"^([a-z]+[0-9a-z]*)\[([^\]]*)\]")
@@ -53,9 +50,10 @@ class DdpSplit:
         return "\n".join(lines)
 
 
-def ddp_split(compile_: Compile) -> DdpSplit | None:
-    """The split of a compile under DDP (None when DDPOptimizer did not split it)."""
-    children = compile_.graphs.get("optimize_ddp_split_child", ())
+def ddp_split(compile_id: str, graphs: Mapping[str, tuple[Graph, ...]]) -> DdpSplit | None:
+    """The split of one compile under DDP, from its graphs by torch's event name (None when
+    DDPOptimizer did not split it). `Compile.ddp_split` asks with its own."""
+    children = graphs.get("optimize_ddp_split_child", ())
     if not children:
         return None
     parts = []
@@ -72,7 +70,7 @@ def ddp_split(compile_: Compile) -> DdpSplit | None:
             total = None if size is None or total is None else total + size
         name = str(child.metadata.get("name") or f"submod_{number}")
         parts.append(SplitPart(name, child.op_count, tuple(parameters), total))
-    return DdpSplit(str(compile_.id), tuple(parts))
+    return DdpSplit(compile_id, tuple(parts))
 
 
 def _bytes(type_text: str) -> int | None:

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..common import human_bytes
-from .graph import TensorMeta
+from .graph import Graph, TensorMeta
 from .partition import Partition, SavedTensor
-
-if TYPE_CHECKING:
-    from .compile import Compile
 
 # Dynamo's names for a module's parameters and buffers: `l_self_modules_c1_parameters_weight_`.
 _PARAMETER = re.compile(r"^l_(?:self_)?modules_(.+?)_(?:parameters|buffers)_(.+?)_?$", re.I)
@@ -106,9 +102,9 @@ def _change(before: TensorMeta | None, after: TensorMeta | None) -> str:
     return ", ".join(changes)
 
 
-def input_names(c: Compile) -> dict[str, str]:
-    """`primals_1` -> `c1.weight`: the AOT forward's inputs by Dynamo's names (same order)."""
-    dynamo, forward = c.graph("dynamo_output_graph"), c.graph("aot_forward_graph")
+def input_names(dynamo: Graph | None, forward: Graph | None) -> dict[str, str]:
+    """`primals_1` -> `c1.weight`: the AOT forward's inputs by Dynamo's names (same order), from
+    a compile's `dynamo_output_graph` and `aot_forward_graph`."""
     if dynamo is None or forward is None:
         return {}
     inputs = [n.name for n in dynamo.placeholders]

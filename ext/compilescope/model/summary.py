@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..common import SUMMARY_STAGES, human_bytes
 from .breaks import reason_line
@@ -12,8 +12,33 @@ from .timing import RealSteps
 
 if TYPE_CHECKING:
     from .breaks import Fallback, GraphBreak
-    from .capture import Capture
     from .compile import Compile
+    from .ranks.log import RankLog, Skipped
+    from .timing import Timings
+
+
+class Summarized(Protocol):
+    """What the text summary reads of a capture: a `Capture`, which calls `summarize` on itself
+    (`str(cap)`), so this module below it names only what it reads."""
+
+    @property
+    def compiles(self) -> tuple[Compile, ...]: ...
+    @property
+    def torch_version(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def partial(self) -> str: ...
+    @property
+    def note(self) -> str: ...
+    @property
+    def cells(self) -> dict[str, int]: ...
+    @property
+    def timings(self) -> Timings | None: ...
+    @property
+    def skipped(self) -> tuple[Skipped, ...]: ...
+    @property
+    def rank_logs(self) -> tuple[RankLog, ...]: ...
 
 
 def _compile_line(c: Compile, cells: dict[str, int]) -> str:
@@ -52,7 +77,7 @@ def _at(brk: GraphBreak | Fallback, cells: dict[str, int]) -> str:
     return f" at {brk.location.label(cells)}" if brk.location else ""
 
 
-def _break_counts(capture: Capture) -> str:
+def _break_counts(capture: Summarized) -> str:
     """ ", 2 graph breaks, 1 fallback to eager": breaks as Dynamo counts them; fallbacks apart."""
     breaks = sum(len(c.graph_breaks) for c in capture.compiles)
     fallbacks = sum(len(c.fallbacks) for c in capture.compiles)
@@ -60,7 +85,7 @@ def _break_counts(capture: Capture) -> str:
     return out + (f", {fallbacks} fallback{'s' * (fallbacks != 1)} to eager" if fallbacks else "")
 
 
-def summarize(capture: Capture) -> str:
+def summarize(capture: Summarized) -> str:
     """A few lines per compile id: frame, ops per stage, kernels, saved bytes, time, breaks."""
     head = f"compilescope capture: {len(capture.compiles)} compile ids{_break_counts(capture)}"
     if capture.torch_version:
@@ -98,7 +123,8 @@ def summarize(capture: Capture) -> str:
             and partition
             and held.activation_bytes != partition.activation_bytes
         ):
-            lines.append(f"{'':10}{held_text(partition, held, input_names(c))}")
+            names = input_names(c.graph("dynamo_output_graph"), c.graph("aot_forward_graph"))
+            lines.append(f"{'':10}{held_text(partition, held, names)}")
         if c.failure and c.status != FALLBACK_STATUS:  # a fallback is said above, not a failure
             lines.append(f"{'':10}failed: {c.failure.splitlines()[0][:100]}")
     if capture.timings is not None:

@@ -80,7 +80,7 @@ def held_data(c: Compile, p: Partition) -> dict[str, Any] | None:
     partition's prediction; None when not measured at all (a log, a saved older capture)."""
     if c.held is None:
         return None
-    names = input_names(c)
+    names = input_names(c.graph("dynamo_output_graph"), c.graph("aot_forward_graph"))
     return {
         "bytes": c.held.activation_bytes if c.held.measured else None,
         "text": held_text(p, c.held, names),

@@ -20,7 +20,6 @@ from .records import (
 )
 
 if TYPE_CHECKING:
-    from ..capture import Capture
     from ..compile import Compile
 
 ASPECT_NAMES = tuple(name for name, _ in ASPECTS)
@@ -31,6 +30,20 @@ class CompileLookup(Protocol):
     """What names a differing node: a Capture, or something that reads a rank's log when asked."""
 
     def __getitem__(self, key: CompileId) -> Compile: ...
+
+
+class RankedCompiles(Protocol):
+    """What ranks' records are made from: a `Capture` (model/capture.py, above this module)."""
+
+    @property
+    def ranks(self) -> tuple[int, ...]: ...  # the ranks it holds compiles of
+    @property
+    def rank_logs(self) -> tuple[RankLog, ...]: ...
+    @property
+    def compiles(self) -> tuple[Compile, ...]: ...
+    def rank(self, rank: int) -> RankedCompiles:
+        """One rank's compiles and logs."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,7 @@ class Parting:
     detail: str = ""
 
 
-def records_of(capture: Capture, world_size: int | None = None) -> dict[int, RankRecord]:
+def records_of(capture: RankedCompiles, world_size: int | None = None) -> dict[int, RankRecord]:
     """Every rank the capture knows of (its compiles, its logs, the world size), as a record."""
     ranks = set(capture.ranks) | {log.rank for log in capture.rank_logs}
     ranks |= set(range(world_size or 0))

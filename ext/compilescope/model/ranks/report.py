@@ -4,13 +4,14 @@ and say which ranks' records are incomplete (those are compared only as far as t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .compare import (
     ASPECT_LABEL,
     ASPECT_NAMES,
     CompileLookup,
     Parting,
+    RankedCompiles,
     RankRecord,
     absent_record,
     after_last,
@@ -20,9 +21,6 @@ from .compare import (
     records_of,
 )
 from .records import ASPECTS, RankCompile
-
-if TYPE_CHECKING:
-    from ..capture import Capture
 
 # What `python -m compilescope ranks` exits with, by the report's status.
 EXIT_CODES = {"agree": 0, "one rank": 0, "diverged": 1, "incomplete": 3}
@@ -273,7 +271,17 @@ def profile_line(compiles: tuple[RankCompile, ...]) -> str:
     return f"compile ids {ids}; " + ", ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in counts)
 
 
-def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport:
+class RankedCapture(RankedCompiles, CompileLookup, Protocol):
+    """What `compare_ranks` reads: a `Capture` (model/capture.py, above this module), its
+    compiles by rank and by id, where it was read from and the job's size when known."""
+
+    @property
+    def source(self) -> str: ...
+    @property
+    def world_size(self) -> int | None: ...
+
+
+def compare_ranks(capture: RankedCapture, world_size: int | None = None) -> RankReport:
     """Group the ranks of a multi-rank capture, find where each group parts from the rest, and
     say which records are incomplete (a log missing, empty, cut short or damaged)."""
     world_size = world_size if world_size is not None else capture.world_size
