@@ -19,12 +19,27 @@ Loops (cause -> remedy):
   lm_item_sync a small GPT-2 logging loss and grad norm with .item() every step, mid-step
                                                        -> keep them on the GPU, read every 50 steps
   cnn_nchw     a ResNet-style CNN, batch 32 at 128 px, NCHW -> channels_last (model and input)
+  lm_grad_sync a GPT-2 (4 x 512, bf16) logging every parameter's gradient norm with .item()
+               each step                             -> one foreach norm on the GPU, read every
+                                                        50 steps
+  lm_break     a GPT-2 (2 x 256, bf16) whose loss logs a warning once: a graph break splits the
+               forward and the backward              -> the fix compilescope names:
+                                                        ignore_logging_functions
+  mlp_gemm     a bf16 transformer MLP stack (8 x 1024 -> 4096 -> 1024, GELU), fused AdamW:
+               library matmuls take most of the step -> max-autotune for matmuls
+                                                        (`max_autotune_gemm`); its compile time
+                                                        is measured with cold caches
+
+--cold-caches gives every process its own empty Inductor and Triton cache directories, so that
+compile times are those of a first compile (max-autotune's cost is mostly benchmarking, which
+the autotune cache would otherwise skip on later processes).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -40,6 +55,9 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "mlp_eager_opt": ("eager_optimizer", "fused"),
     "lm_item_sync": ("host_sync", "every N steps"),
     "cnn_nchw": ("channels_last", "channels_last"),
+    "lm_grad_sync": ("host_sync", "every N steps"),
+    "lm_break": ("graph_break", "ignore_logging_functions"),
+    "mlp_gemm": ("library_matmul", "max_autotune_gemm"),
 }
 
 
@@ -134,6 +152,71 @@ def build(loop: str, arm: str):
             opt.step()
             opt.zero_grad(set_to_none=True)
 
+    elif loop == "lm_grad_sync":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        model = GPT2LMHeadModel(GPT2Config(n_layer=4, n_embd=512, n_head=8, n_positions=256))
+        model = model.to(dev, dtype=torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 50257, (8, 256), device=dev)
+        compiled = torch.compile(model)
+        params = [p for p in model.parameters() if p.requires_grad]
+        stats: list = []
+
+        def step():
+            compiled(input_ids=ids, labels=ids).loss.backward()
+            if arm == "fix":  # every norm in one foreach kernel, kept on the GPU
+                stats.append(torch.stack(torch._foreach_norm([p.grad for p in params])))
+                if len(stats) == 50:
+                    print(torch.stack(stats).mean(0)[:3].tolist())
+                    stats.clear()
+            else:  # a per-layer gradient-norm log: one sync per parameter tensor
+                stats.append([p.grad.norm().item() for p in params])
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "lm_break":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        if arm == "fix":  # the fix compilescope's break finding names (torch's hint GB0291)
+            import torch._dynamo.config
+            import transformers.modeling_utils
+
+            torch._dynamo.config.ignore_logging_functions.add(
+                transformers.modeling_utils.logger.warning_once
+            )
+        model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=256, n_head=4, n_positions=128))
+        model = model.to(dev, dtype=torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 50257, (8, 128), device=dev)
+        compiled = torch.compile(model)
+
+        def step():
+            compiled(input_ids=ids, labels=ids).loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "mlp_gemm":
+        if arm == "fix":
+            import torch._inductor.config
+
+            torch._inductor.config.max_autotune_gemm = True
+        blocks = [
+            torch.nn.Sequential(
+                torch.nn.Linear(1024, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 1024)
+            )
+            for _ in range(8)
+        ]
+        model = torch.nn.Sequential(*blocks).to(dev, dtype=torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        x = torch.randn(8192, 1024, device=dev, dtype=torch.bfloat16)
+        compiled = torch.compile(model)
+
+        def step():
+            compiled(x).float().pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
     else:
         raise SystemExit(f"unknown loop {loop!r}")
     return step
@@ -210,6 +293,11 @@ def worker(loop: str, arm: str, out: Path) -> None:
         "sync_idle_s": real.sync_idle_s if real else None,
         "note": (real.note if real else cap.timings.real_steps_note),
         "stopwatch_s": statistics.median(walls),
+        # Every compile's time in this process (cold caches with --cold-caches).
+        "compile_total_s": sum(c.compile_time_s or 0.0 for c in cap.capture),
+        "break_s": next(
+            (f.cost.step_s for f in found if f.kind == "graph_break" and f.cost.step_s), None
+        ),
         "findings": [
             {
                 "kind": f.kind,
@@ -249,7 +337,7 @@ def summarise(runs: list[dict]) -> dict:
             "control_median": statistics.median(ctl) if ctl else None,
         }
     for loop in dict.fromkeys(r["loop"] for r in runs if r["arm"] != "control"):
-        pairs = []
+        pairs, compile_pairs = [], []
         base = [r for r in runs if r["loop"] == loop and r["arm"] == "base"]
         fix = [r for r in runs if r["loop"] == loop and r["arm"] == "fix"]
         for b, f in zip(base, fix, strict=False):
@@ -260,6 +348,8 @@ def summarise(runs: list[dict]) -> dict:
                         "stopwatch_speedup": b["stopwatch_s"] / f["stopwatch_s"],
                     }
                 )
+                if b.get("compile_total_s") and f.get("compile_total_s"):
+                    compile_pairs.append(f["compile_total_s"] - b["compile_total_s"])
         ratios = [p["speedup"] for p in pairs]
         out[loop] = {
             "pairs": len(pairs),
@@ -269,6 +359,10 @@ def summarise(runs: list[dict]) -> dict:
             if pairs
             else None,
             "named_at": [named_at(r, loop) for r in base],
+            # What the fix adds to compiling (s, fix - base, per pair), and a break's cost.
+            "compile_extra_s": compile_pairs,
+            "break_s": [r.get("break_s") for r in base],
+            "fix_break_s": [r.get("break_s") for r in fix],
             "fix_still_named_at": [named_at(r, loop) for r in fix],
         }
     return out
@@ -281,6 +375,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--deadline", type=float, default=540.0)
     parser.add_argument("--worker", nargs=3, metavar=("LOOP", "ARM", "FILE"))
+    parser.add_argument("--cold-caches", action="store_true",
+                        help="each process compiles with empty Inductor and Triton caches")  # fmt: skip
     parser.add_argument(
         "--arms", default="base,fix", help="base,fix: the remedy; base,control: after/before"
     )
@@ -308,7 +404,11 @@ def main() -> None:
                     arm,
                     str(file),
                 ]
-                done = subprocess.run(env_cmd, capture_output=True, text=True, cwd=ROOT)
+                env = dict(os.environ)
+                if args.cold_caches:
+                    env["TORCHINDUCTOR_CACHE_DIR"] = str(scratch / f"{file.stem}_inductor")
+                    env["TRITON_CACHE_DIR"] = str(scratch / f"{file.stem}_triton")
+                done = subprocess.run(env_cmd, capture_output=True, text=True, cwd=ROOT, env=env)
                 if done.returncode != 0 or not file.exists():
                     errors.append(f"== {loop} {arm} {pair}\n{done.stderr[-8000:]}")
                     (args.out / "errors.txt").write_text("\n".join(errors))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import compilescope
+import pytest
 from compilescope.model.findings.ranked import findings, text
 from compilescope.model.findings.speed import SHOWN_SHARE
 from compilescope.model.timing import (
@@ -236,3 +237,54 @@ def test_a_break_with_a_measured_cost_ranks_by_it_not_by_its_count():
     )
     optimizer = Finding("eager_optimizer", "", "o", cost=Cost(step_s=1e-3, share=0.26))
     assert score(measured) < score(optimizer) < score(unmeasured)
+
+
+def _library_matmuls(capture, device: str = "cuda:0", mm_s: float = 3e-4, addmm_s: float = 2e-4):
+    """GPT-2's training compile timed on `device`: its library mm and addmm take
+    mm_s + addmm_s of a 1 ms step."""
+    from compilescope.model.timing import GraphTiming
+
+    def timed(name: str, seconds: float) -> KernelTiming:
+        return KernelTiming("1/0_1", name, Sample(seconds, seconds, seconds, 5), 1.0)
+
+    timings = Timings(
+        device=device,
+        graphs=(GraphTiming("1/0_1", "forward", compiled=_sample(1e-3)),),
+        kernels=(timed("extern_kernels.mm", mm_s), timed("extern_kernels.addmm", addmm_s)),
+    )
+    return replace(capture, timings=timings)
+
+
+def test_library_matmuls_dominating_a_gpu_step_offer_max_autotune_with_its_compile_cost(loaded):
+    found = findings(_library_matmuls(loaded("gpt2")))
+    (f,) = [f for f in found if f.kind == "library_matmul"]
+    assert f.cost.share == pytest.approx(0.5) and f.cost.step_s == pytest.approx(5e-4)
+    assert "`mm` 30%, `addmm` 20%" in f.what and "50% of the step (0.500 ms)" in f.what
+    # What max-autotune will cost: the shapes it benchmarks once each, today's compile time.
+    assert "each of the 12 distinct matmul/convolution shapes" in f.what
+    assert "these compiles took 16.7 s now" in f.what
+    (setting,) = f.fix.settings
+    assert (setting.target, setting.op, setting.value) == (
+        "torch._inductor.config.max_autotune_gemm", "set", True,
+    )  # fmt: skip
+    assert "longer compiles" in f.fix.tradeoff
+    # Said once, together: no fallback_op finding per library matmul beside it on a GPU.
+    assert not [g for g in found if g.kind == "fallback_op" and "mm`" in g.what]
+
+
+def test_library_matmuls_say_nothing_of_max_autotune_where_it_cannot_apply_or_already_ran(loaded):
+    gpt2 = loaded("gpt2")
+    # Below the floor: 5% of the step.
+    kinds = _kinds(findings(_library_matmuls(gpt2, mm_s=3e-5, addmm_s=2e-5)))
+    assert "library_matmul" not in kinds
+    # On a CPU: no Triton templates to race; each library call is a fallback_op, no fix.
+    on_cpu = findings(_library_matmuls(gpt2, device="cpu"))
+    assert "library_matmul" not in _kinds(on_cpu)
+    mm = [f for f in on_cpu if f.kind == "fallback_op" and f.what.startswith("`mm`")]
+    assert mm and not mm[0].fixes
+    # The compile already ran with max-autotune for matmuls (its logged Inductor config): the
+    # library won the race, nothing more to try.
+    c = gpt2["1/0_1"]
+    tuned = replace(c, metrics={**c.metrics, "inductor_config": '{"max_autotune_gemm": true}'})
+    capture = replace(gpt2, compiles=tuple(tuned if x is c else x for x in gpt2))
+    assert "library_matmul" not in _kinds(findings(_library_matmuls(capture)))

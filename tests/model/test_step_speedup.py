@@ -150,3 +150,40 @@ def test_a_fix_trial_reports_the_real_step_verdict_not_a_win_when_noisy():
     assert "data-verdict='within noise'" in fix_trial_html(trial)
     failed = FixTrial(finding, fix, capture_with(steps(3.0)), None, "RuntimeError: boom")
     assert failed.step_speedup is None and fix_trial_data(failed)["step_speedup"] is None
+
+
+def test_a_longer_compile_says_after_how_many_steps_it_pays_back():
+    # max-autotune: 30 s more compiling for 1 ms less per step pays back after 30,000 steps.
+    s = StepSpeedup.from_real_steps(steps(3.0), steps(2.0)).with_compile_times(10.0, 40.0)
+    assert s.payback() == (
+        "compiling took 30.0 s longer; 1.000 ms saved per step pays it back after 30,000 steps"
+    )
+    assert s.payback() in s.text()
+    # A longer compile with no measured gain says so, never a number of steps.
+    same = StepSpeedup.from_real_steps(steps(3.0), steps(3.0, JITTER[::-1]))
+    assert same.with_compile_times(10.0, 40.0).payback() == (
+        "compiling took 30.0 s longer, for no measured gain per step"
+    )
+    # Nothing to pay back: a compile as long or shorter, or not measured.
+    assert s.with_compile_times(40.0, 10.0).payback() == ""
+    assert s.with_compile_times(None, 40.0).payback() == ""
+
+
+def test_a_fix_trial_and_a_diff_carry_the_compile_times_into_the_payback():
+    from compilescope.model.compile import Compile, CompileId, Frame
+
+    def timed(real: RealSteps, compile_s: float) -> Capture:
+        c = Compile(CompileId(0, 0), frame=Frame("f", "x.py", 1),
+                    metrics={"entire_frame_compile_time_s": compile_s})  # fmt: skip
+        return Capture((c,), timings=Timings(device="cpu", real_steps=real))
+
+    before, after = timed(steps(3.0), 10.0), timed(steps(2.0), 40.0)
+    setting = Setting("torch._inductor.config.max_autotune_gemm", "set", True)
+    fix = Fix("setting", "max-autotune for matmuls", (setting,))
+    finding = Finding("library_matmul", "", "library_matmul", fixes=(fix,))
+    trial = FixTrial(finding, fix, before, after)
+    assert "pays it back after 30,000 steps" in trial.summary()
+    assert fix_trial_data(trial)["step_speedup"]["payback"].endswith("after 30,000 steps")
+    d = compilescope.diff(before, after)
+    assert d.step_speedup is not None and d.step_speedup.compile_s == (10.0, 40.0)
+    assert "pays it back after 30,000 steps" in diff_data(d)["step_speedup"]["text"]

@@ -186,8 +186,24 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
         times=tuple(times),
         runtimes=tuple(r for r in runtimes if r[1] is not None or r[2] is not None),
         collectives=tuple(collectives),
-        step_speedup=StepSpeedup.from_timings(before.timings, after.timings),
+        step_speedup=_with_compile_times(
+            StepSpeedup.from_timings(before.timings, after.timings), before, after
+        ),
     )
+
+
+def _with_compile_times(
+    speedup: StepSpeedup | None, before: Capture, after: Capture
+) -> StepSpeedup | None:
+    """The speedup knowing each capture's whole compile time (what a longer compile costs)."""
+    if speedup is None:
+        return None
+    totals = [
+        sum(times) if (times := [c.compile_time_s for c in cap if c.compile_time_s is not None])
+        else None
+        for cap in (before, after)
+    ]  # fmt: skip
+    return speedup.with_compile_times(*totals)
 
 
 def _signature(node: Node) -> tuple[object, ...]:

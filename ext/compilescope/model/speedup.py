@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .timing import RealSteps, Timings
 
@@ -34,6 +34,9 @@ class StepSpeedup:
     verdict: str
     note: str = ""
     steps: tuple[int, int] = (0, 0)  # how many timed steps each median is of
+    # The two captures' compile time (s), where known: a fix that compiles longer (max-autotune)
+    # is worth it only after enough steps (`payback`).
+    compile_s: tuple[float | None, float | None] = (None, None)
 
     @property
     def faster(self) -> bool:
@@ -107,6 +110,26 @@ class StepSpeedup:
             return None
         return cls.from_real_steps(real_a, real_b, note_a, note_b)
 
+    def with_compile_times(self, before: float | None, after: float | None) -> StepSpeedup:
+        """The same comparison, knowing each capture's compile time."""
+        return replace(self, compile_s=(before, after))
+
+    def payback(self) -> str:
+        """What a longer compile buys, in words: after how many steps the time per step saved
+        makes up for it ("" where compiling did not take longer, or was not measured)."""
+        a, b = self.compile_s
+        if a is None or b is None or b <= a or self.before_s is None or self.after_s is None:
+            return ""
+        extra = b - a
+        saved = self.before_s - self.after_s
+        if self.verdict != FASTER or saved <= 0:
+            return f"compiling took {extra:.1f} s longer, for no measured gain per step"
+        steps = math.ceil(extra / saved)
+        return (
+            f"compiling took {extra:.1f} s longer; {saved * 1e3:.3f} ms saved per step pays "
+            f"it back after {steps:,} steps"
+        )
+
     def text(self) -> str:
         """One line, e.g. "step speedup 1.02x [0.97, 1.08]: within noise (3.064 -> 3.003 ms ...)"."""
         if self.ratio is None or self.low is None or self.high is None:
@@ -120,7 +143,8 @@ class StepSpeedup:
         if all(self.steps):
             where.append(f"medians of {self.steps[0]} and {self.steps[1]} steps")
         line = f"step speedup {self.ratio:.2f}x [{self.low:.2f}, {self.high:.2f}]: {words}"
-        return f"{line} ({', '.join(where)})" + (f"; {self.note}" if self.note else "")
+        extras = [x for x in (self.payback(), self.note) if x]
+        return f"{line} ({', '.join(where)})" + "".join(f"; {x}" for x in extras)
 
     def __str__(self) -> str:
         return self.text()

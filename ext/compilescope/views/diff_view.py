@@ -77,6 +77,8 @@ def step_speedup_data(s: StepSpeedup | None) -> dict[str, Any] | None:
         "verdict": s.verdict,
         "note": s.note,
         "steps": list(s.steps),
+        "compile_s": list(s.compile_s),
+        "payback": s.payback(),
         "text": s.text(),
     }
 

@@ -129,7 +129,11 @@ class FixTrial:
         verdict diff gives: a fix is a measured win only when this says "faster"."""
         if self.after is None:
             return None
-        return StepSpeedup.from_timings(self.before.timings, self.after.timings)
+        speedup = StepSpeedup.from_timings(self.before.timings, self.after.timings)
+        if speedup is None:
+            return None
+        compile_s = (headline(self.before).compile_s, headline(self.after).compile_s)
+        return speedup.with_compile_times(*compile_s)
 
     def summary(self) -> str:
         lines = [f"tried: {self.fix.title}"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -48,9 +49,12 @@ def fallback_findings(capture: Capture) -> list[Finding]:
                 groups[k.name]["ids"].append(str(c.id))
                 groups[k.name]["kernels"].append((c, k))
     device = capture.timings.device if capture.timings else ""
+    on_gpu = bool(device) and not device.startswith("cpu")
     found = []
     for name, group in groups.items():
         op, aten = op_of(name)
+        if on_gpu and not aten and op in _GEMMS:
+            continue  # together, in `library_matmul_findings`, with max-autotune's cost
         share = sum(r["share"] or 0.0 for r in group["rows"]) if group["rows"] else None
         step = sum(r["per_step_s"] for r in group["rows"]) if group["rows"] else None
         if not aten and (share is None or share < SHOWN_SHARE):
@@ -63,14 +67,6 @@ def fallback_findings(capture: Capture) -> list[Finding]:
             if aten
             else f"`{op}` runs as a library call (extern kernel)"
         )
-        fixes: tuple[Fix, ...] = ()
-        if not aten and op in _GEMMS and device and not device.startswith("cpu"):
-            autotune = Setting("torch._inductor.config.max_autotune", "set", True)
-            fixes = (
-                Fix("setting", autotune.python(), (autotune,), source="compilescope",
-                    tradeoff="Inductor benchmarks its own matmul templates against the "
-                    "library at compile time: longer compiles"),
-            )  # fmt: skip
         found.append(
             Finding(
                 kind="fallback_op",
@@ -79,10 +75,98 @@ def fallback_findings(capture: Capture) -> list[Finding]:
                 user=user,
                 compile_ids=ids,
                 cost=Cost(step_s=step, share=share, note="time per step of its calls"),
-                fixes=fixes,
             )
         )
     return found
+
+
+def library_matmul_findings(capture: Capture) -> list[Finding]:
+    """Library matmuls and convolutions (cuBLAS, cuDNN) taking a large share of a GPU step,
+    together: max-autotune races Inductor's Triton templates against them when compiling. Its
+    price is compile time, per distinct shape: the finding gives today's compile time and the
+    shapes, and trying the fix measures both sides (`FixTrial`, `diff`: the steps it pays back
+    after). Absent on a CPU, and where these compiles already ran with max-autotune."""
+    device = capture.timings.device if capture.timings else ""
+    if not device or device.startswith("cpu"):
+        return []
+    per_op: dict[str, float] = defaultdict(float)
+    step, ids = 0.0, []
+    for r in kernel_rows(capture):
+        op, aten = op_of(r["kernel"])
+        if r["language"] == "extern" and not aten and op in _GEMMS and r["share"] is not None:
+            per_op[op] += r["share"]
+            step += r["per_step_s"] or 0.0
+            ids.append(r["compile_id"])
+    share = sum(per_op.values())
+    compiles = [c for c in capture if str(c.id) in set(ids)]
+    if share < SHOWN_SHARE or all(_autotuned(c) for c in compiles):
+        return []
+    ops = ", ".join(f"`{op}` {s:.0%}" for op, s in sorted(per_op.items(), key=lambda i: -i[1]))
+    shapes = {shape for c in compiles for shape in _gemm_shapes(c)}
+    times = [c.compile_time_s for c in compiles if c.compile_time_s is not None]
+    cost_now = f"; these compiles took {sum(times):.1f} s now" if times else ""
+    shape_text = (
+        f" for each of the {len(shapes)} distinct matmul/convolution shapes" if shapes else ""
+    )
+    what = (
+        f"Library matmuls and convolutions (cuBLAS/cuDNN extern kernels: {ops}) take "
+        f"{share:.0%} of the step ({step * 1e3:.3f} ms). max-autotune benchmarks Inductor's "
+        f"Triton templates against them{shape_text} when compiling{cost_now}. Trying it "
+        "measures both: the step, and the compile time it adds."
+    )
+    autotune = Setting("torch._inductor.config.max_autotune_gemm", "set", True)
+    return [
+        Finding(
+            kind="library_matmul",
+            what=what,
+            key="library_matmul",
+            user=_kernel_user(capture, "extern_kernels." + max(per_op, key=per_op.__getitem__),
+                              tuple(dict.fromkeys(ids))),
+            compile_ids=tuple(dict.fromkeys(ids)),
+            cost=Cost(step_s=step, share=share,
+                      note="library matmuls' and convolutions' time per step"),
+            fixes=(
+                Fix("setting", "max-autotune for matmuls", (autotune,), source=(
+                    "torch.compile docs (mode='max-autotune'); Inductor's max_autotune_gemm"),
+                    tradeoff="longer compiles: every distinct shape is benchmarked against "
+                    "Triton templates (seconds each; the trial measures it); the gain against "
+                    "cuBLAS is often small on large bf16 shapes. mode='max-autotune-no-cudagraphs' "
+                    "also tunes the generated kernels, for a longer compile still"),
+            ),
+        )
+    ]  # fmt: skip
+
+
+def _autotuned(c: Compile) -> bool:
+    """Whether the compile ran with max-autotune for matmuls (its logged Inductor config)."""
+    raw = c.metrics.get("inductor_config")
+    if not isinstance(raw, str) or "max_autotune" not in raw:
+        return False
+    try:
+        config = json.loads(raw)
+    except ValueError:
+        return False
+    return bool(config.get("max_autotune") or config.get("max_autotune_gemm"))
+
+
+def _gemm_shapes(c: Compile) -> set[tuple[str, tuple[tuple[str, ...], ...]]]:
+    """(op, input shapes) of each library matmul/convolution in the compile's post-grad graphs:
+    what max-autotune benchmarks once each."""
+    shapes = set()
+    for g in c.graphs.get("inductor_post_grad_graph", ()):
+        nodes = {n.name: n for n in g.nodes}
+        for n in g.nodes:
+            parts = n.target.split(".")  # torch.ops.aten.mm.default
+            op = parts[parts.index("aten") + 1] if "aten" in parts[:-1] else ""
+            if op not in _GEMMS:
+                continue
+            inputs = tuple(
+                src.tensors[0].shape
+                for name in n.inputs
+                if (src := nodes.get(name)) is not None and src.tensors
+            )
+            shapes.add((op, inputs))
+    return shapes
 
 
 def hot_kernel_findings(capture: Capture, top: int = 3) -> list[Finding]:

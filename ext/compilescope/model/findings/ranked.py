@@ -9,7 +9,12 @@ from ..capture import Capture
 from .breaks import break_findings
 from .compile_time import compile_time_findings
 from .parts import Finding
-from .perf import fallback_findings, hot_kernel_findings, memory_findings
+from .perf import (
+    fallback_findings,
+    hot_kernel_findings,
+    library_matmul_findings,
+    memory_findings,
+)
 from .recompiles import failure_findings, limit_findings, recompile_findings
 from .speed import speed_findings
 from .torch_hints import Registry
@@ -33,6 +38,7 @@ SEVERITY = {
     "fp32_matmul": 40.0,
     "host_sync": 40.0,
     "channels_last": 10.0,
+    "library_matmul": 20.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
@@ -52,6 +58,10 @@ SHARE_WEIGHT = {
     # Its share is the convolutions' time, not what channels-last saves of it (measured 1.03x
     # on a bf16 CNN on an H100): ranked as a hot kernel, below causes whose fix removes time.
     "channels_last": 30.0,
+    # Its share is the library calls' time; max-autotune wins back a part of it, sometimes
+    # none (cuBLAS is good at large shapes): between a hot kernel and a cause whose fix
+    # removes its time.
+    "library_matmul": 50.0,
 }
 
 
@@ -94,6 +104,7 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
         *limit_findings(capture, registry),
         *failure_findings(capture, registry),
         *fallback_findings(capture),
+        *library_matmul_findings(capture),
         *hot_kernel_findings(capture),
         *memory_findings(capture),
         *compile_time_findings(capture),
