@@ -44,6 +44,30 @@ def test_report_of_a_log_writes_one_offline_html_file(tmp_path):
     assert "<script src=" not in html and "<link" not in html  # nothing to fetch
 
 
+def test_report_of_a_log_imports_no_heavy_library(tmp_path):
+    """`report LOG` is to be as fast as tlparse on the GPT-2 log (issue 34): a fresh process
+    each time, so what it imports counts. No torch, numpy, sympy, matplotlib, pandas or the
+    notebook stack (each 40 ms to seconds), nor the code of the other commands and views."""
+    code = (
+        "import sys\n"
+        "from compilescope.__main__ import main\n"
+        f"assert main(['report', {str(FIXTURES / 'gpt2.log.gz')!r}, '-o', "
+        f"{str(tmp_path / 'gpt2.html')!r}]) == 0\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('compilescope.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    roots, ours = (set(eval(line)) for line in out.stdout.strip().splitlines()[-2:])
+    heavy = {"torch", "numpy", "sympy", "matplotlib", "pandas", "IPython", "ipywidgets",
+             "anywidget", "triton"}  # fmt: skip
+    assert roots & heavy == set()
+    # The folder report's code, the diff of two captures and a fix trial's model.
+    unused = {"compilescope.report_job", "compilescope.model.diff",
+              "compilescope.model.findings.fix_trial", "compilescope.views.report_index"}  # fmt: skip
+    assert ours & unused == set()
+    assert "cs-data" in (tmp_path / "gpt2.html").read_text()
+
+
 def test_report_of_a_rank_folder_holds_the_rank_report(tmp_path):
     out = run("report", str(rank_folder(tmp_path)), "-o", str(tmp_path / "job.html"))
     assert out.returncode == 0, out.stderr

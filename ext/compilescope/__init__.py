@@ -8,16 +8,12 @@ from typing import TYPE_CHECKING, Any, cast
 from .model.capture import Capture, Skipped, draw_with
 from .model.compile import Compile
 from .model.compile_id import CompileId
-from .model.diff import CaptureDiff
-from .model.findings.fix_trial import FixTrial
 from .model.findings.parts import Finding, Fix, Setting
 from .model.graph import Graph
 from .model.kernel import Kernel
 from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
 from .model.ranks.report import RankReport
 from .model.serialize import FormatError
-from .model.speedup import StepSpeedup
-from .trace.rank_files import compare_saved_ranks, merge_ranks, write_rank
 from .trace.reader import TraceError, load_trace
 
 __version__ = "0.1.0"
@@ -93,6 +89,7 @@ def _register_html_formatters() -> None:
     from .views.ranks_html import ranks_html
 
     shell.display_formatter.formatters["text/html"].for_type(RankReport, ranks_html)
+    from .model.findings.fix_trial import FixTrial
     from .views.findings_view import fix_trial_html
 
     shell.display_formatter.formatters["text/html"].for_type(FixTrial, fix_trial_html)
@@ -106,16 +103,27 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from .live.pipeline import CaptureHandle, capture, capturing
+    from .model.diff import CaptureDiff
+    from .model.findings.fix_trial import FixTrial
+    from .model.speedup import StepSpeedup
+    from .trace.rank_files import compare_saved_ranks, merge_ranks, write_rank
     from .views import figures, tables
 
 # Names loaded on first use: the live capture imports torch (keep `import compilescope` light
-# for log readers); tables and figures are the view's tables as rows and its charts as Figures.
+# for log readers); tables and figures are the view's tables as rows and its charts as Figures;
+# the rest is what `compilescope report LOG` does not use (it starts in a fresh process each time).
 _LAZY = {
     "capture": ".live.pipeline",
     "capturing": ".live.pipeline",
     "CaptureHandle": ".live.pipeline",
     "tables": ".views.tables",
     "figures": ".views.figures",
+    "CaptureDiff": ".model.diff",
+    "FixTrial": ".model.findings.fix_trial",
+    "StepSpeedup": ".model.speedup",
+    "compare_saved_ranks": ".trace.rank_files",
+    "merge_ranks": ".trace.rank_files",
+    "write_rank": ".trace.rank_files",
 }
 
 

@@ -160,8 +160,13 @@ def _ranks(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+# Logs past this many bytes in all get a folder (index and pages) by default, not one file.
+PAGES_FROM_BYTES = 32 * 2**20
+
+
 def _as_pages(args: argparse.Namespace) -> bool:
-    from .report_job import PAGES_FROM_BYTES, logs_bytes
+    # Not report_job (the folder's code): one file's report imports only what it uses.
+    from .trace.reader import logs_bytes
 
     if args.pages or args.one_file:
         return bool(args.pages)

@@ -40,9 +40,6 @@ from .views.report_index import (
 )
 from .views.static_files import static_text
 
-# Logs past this many bytes in all get a folder (index and pages) by default, not one file.
-PAGES_FROM_BYTES = 32 * 2**20
-
 
 @dataclass(frozen=True)
 class RankPages:
@@ -56,14 +53,6 @@ class RankPages:
     skipped: tuple[Skipped, ...]
     torch: str
     events: int = 0  # structured-trace events read (compiles, for a saved capture)
-
-
-def logs_bytes(path: str | os.PathLike[str]) -> int:
-    """The size of the TORCH_TRACE logs at `path` (0 for anything else: a saved capture)."""
-    try:
-        return sum(f.stat().st_size for f in trace_files(path))
-    except (OSError, ValueError):
-        return 0
 
 
 def write_pages(capture: Capture, folder: Path, taken: set[str]) -> RankPages:

@@ -32,6 +32,42 @@ AOT = """class <lambda>(torch.nn.Module):
         )
 """
 
+# The forms the line reader takes without the ast besides plain calls: keyword arguments (their
+# values kept, their names not inputs), devices, operators between names or numbers, aliases,
+# renamed inputs, annotated inputs with no value; and near misses the ast must still read.
+FORMS = """class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4][1]cpu", x_in: "f32[4][1]cpu"):
+        x = L_x_
+        l_x_ = L_x_
+        primals_1: "f32[4][1]cpu"  # PlainAOTInput(idx=0)
+        a: "f32[4][1]cpu" = torch.ops.aten.clone.default(x, memory_format = torch.contiguous_format);  x = None
+        b = torch.ops.aten.var_mean.correction(a, [2], correction = 0, keepdim = True)
+        c: "f32[4][1]cpu" = torch.ops.aten.full.default([4], 0, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+        d: "f32[4][1]cpu" = torch.ops.aten.full.default([4], 0, device = device(type='cuda', index=0))
+        e: "f32[4][1]cpu" = torch.cat([a, c], dim = -2);  a = None
+        f: "f32[4][1]cpu" = 0.044715 * e
+        g: "f32[4][1]cpu" = e + f;  e = f = None
+        h: "f32[4][1]cpu" = g ** 2
+        i: "f32[4][1]cpu" = 1e-05 + g
+        j: "f32[4][1]cpu" = 1_000 + g
+        k: "b8[4][1]cpu" = g < h
+        m = g
+        n: "f32[4][1]cpu" = h
+        o = x_in.split(64, dim = 2)
+        p = x_in.split(dim = 2)
+        q: "f32[4][1]cpu" = torch._C._nn.scaled_dot_product_attention(g, h, i, attn_mask = None, dropout_p = 0.1, scale = 0.1767766952966369, is_causal = True)
+        type: "f32[4][1]cpu" = torch.ops.aten.full.default([4], 0, device = device(type='cpu'))
+        s: "f32[4][1]cpu" = torch.foo(type, device = device(type='cpu'))
+        t: "f32[4][1]cpu" = torch.foo(type, x = [type, h])
+        u: "f32[4][1]cpu" = torch.foo(h, x = (1, 2), y = -1.5)
+        v: "f32[4][1]cpu" = torch.foo(h, x = 'a b', y = [[1]])
+        w: "f32[4][1]cpu" = torch.foo(h, x = True,y = 1)
+        y: "f32[4][1]cpu" = 1.50 * h
+        z: "f32[4][1]cpu" = h != 0
+        aa = True
+        return (a, b)
+"""
+
 
 def test_dynamo_graph_nodes():
     nodes = {n.name: n for n in parse_graph_nodes(DYNAMO)}
@@ -83,7 +119,7 @@ def test_the_line_reader_gives_the_nodes_the_whole_text_parse_gives(monkeypatch)
     gpu = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_captures"
     captures += [Capture.from_json(gzip.decompress(p.read_bytes())) for p in gpu.glob("*.gz")]
     texts = {g.text for cap in captures for c in cap for gs in c.graphs.values() for g in gs}
-    texts |= {DYNAMO, AOT}
+    texts |= {DYNAMO, AOT, FORMS}
     fast = {text: parse_graph_nodes(text) for text in texts}
     read_by_lines = sum(graph_text._parse_by_lines(text) is not None for text in texts)
     monkeypatch.setattr(graph_text, "fast_node", lambda *args: None)

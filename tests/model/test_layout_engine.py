@@ -137,3 +137,25 @@ def test_lanes_keep_big_graphs_fast_and_uncrossed():
     lay = layout_graph(nodes, edges)
     assert sum(map(len, lay.layers)) < 40_000
     assert lay.crossings <= 900
+
+
+def test_long_edges_take_the_same_route_in_python_and_numpy(monkeypatch):
+    """Re-routing steps narrow layers in plain Python (no numpy import for a small graph) and
+    wide ones with numpy: both must give the same layout, to the last coordinate."""
+    from compilescope.views.explorer import order
+
+    rng = random.Random(7)
+    graphs = [fx_like(n, seed) for n, seed in ((60, 1), (150, 2))]
+    for _ in range(30):
+        n = rng.randint(5, 40)
+        edges = {tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(n, 2 * n))}
+        graphs.append((list(range(n)), sorted(edges)))
+    layouts = {}
+    for small in (10**9, 0):  # every gap in Python, then every gap in numpy
+        monkeypatch.setattr(order, "_SMALL_GAP", small)
+        layouts[small] = [
+            (lay.positions, lay.layers)
+            for nodes, edges in graphs
+            for lay in (layout_graph(nodes, edges), layout_graph(nodes, edges, compact=True))
+        ]
+    assert layouts[10**9] == layouts[0]

@@ -18,6 +18,10 @@ _FILE = re.compile(r"#\s*File:\s*(.*?):(\d+) in ([^,]*)(?:, code: (.*))?$")
 _FORWARD = re.compile(r"^\s*def forward\(")
 _CLASS_LINE = re.compile(r"^( *)class [^(\n]*\(", re.MULTILINE)
 _PARAM = re.compile(r"^l_(?:self_)?modules_(.+?)_(?:parameters|buffers)_")
+# `l_x_ = L_x_`: Dynamo renames its inputs (or a plain alias, when no input has that name).
+_RENAME = re.compile(r"^\s*([A-Za-z_]\w*) = ([A-Za-z_]\w*)$")
+# `primals_1: "f32[4][1]cpu"  # PlainAOTInput(idx=0)`: a joint graph's input, annotated, no node.
+_ANNOTATION_ONLY = re.compile(r'^\s*[A-Za-z_]\w*: "[^"\\]*"(?:\s*#.*)?$')
 
 
 def module_path_from_name(name: str) -> str | None:
@@ -69,17 +73,23 @@ def _parse_by_lines(text: str) -> list[Node] | None:
             continue
         if len(line) - len(line.lstrip()) <= indent:
             break  # the end of forward: a nested class or the next definition
+        renamed = _RENAME.match(line)
+        if renamed is not None and _rename_input(nodes, *renamed.groups()):
+            known.add(renamed.group(1))
+            continue
         node = fast_node(line, known, sources.get(number + 1), _MODULE_ROOTS, module_path_from_name)
         if node is not None:
             nodes.append(node)
             known.add(node.name)
             continue
+        if _ANNOTATION_ONLY.match(line):
+            continue
         first, depth = number, _depth(line)
         while depth > 0 and number + 1 < len(lines):  # `return f([` ... `])` over lines
             number += 1
             depth += _depth(lines[number])
-        tree = ast.parse("if 1:\n" + "\n".join(lines[first : number + 1]))  # own columns
-        ast.increment_lineno(tree, first - 1)
+        # Blank lines above, so line numbers are the text's own; `if 1:` keeps the columns.
+        tree = ast.parse("\n" * (first - 1) + "if 1:\n" + "\n".join(lines[first : number + 1]))
         for stmt in cast(ast.If, tree.body[0]).body:  # the `if 1:` around the lines
             _add_statement(stmt, nodes, known, lines, sources)
     return nodes
@@ -183,6 +193,16 @@ def _flattened_inputs(stmt: ast.stmt) -> tuple[list[str], set[str]] | None:
     names = [e.id for e in stmt.targets[0].elts if isinstance(e, ast.Name)]
     pytree_args = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
     return names, pytree_args
+
+
+def _rename_input(nodes: list[Node], new_name: str, old_name: str) -> bool:
+    """`new_name = old_name` read without the ast: as `_renamed_input` renames (True), or not a
+    renamed input (False)."""
+    for index, node in enumerate(nodes):
+        if node.op == "placeholder" and node.name == old_name:
+            nodes[index] = replace(node, name=new_name)
+            return True
+    return False
 
 
 def _renamed_input(stmt: ast.stmt, nodes: list[Node]) -> tuple[int, str] | None:

@@ -80,6 +80,14 @@ def load_trace(path: str | os.PathLike[str]) -> Capture:
     return capture
 
 
+def logs_bytes(path: str | os.PathLike[str]) -> int:
+    """The size of the TORCH_TRACE logs at `path` (0 for anything else: a saved capture)."""
+    try:
+        return sum(f.stat().st_size for f in trace_files(path))
+    except (OSError, ValueError):
+        return 0
+
+
 def rank_of_log(file: Path, index: int, count: int) -> int | None:
     """The rank of the `index`-th of `count` logs: from its name (`..._rank_3_...`), else its
     place (several logs without rank names are separate processes that must not share compile

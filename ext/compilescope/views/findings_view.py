@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..model.findings.fix_trial import FixTrial
 from ..model.findings.parts import Finding
 from ..model.findings.ranked import cost_text, often_text, where_text
-from .diff_view import step_speedup_data
+
+if TYPE_CHECKING:  # a fix trial's model and its speedup's view: imported only with a trial
+    from ..model.findings.fix_trial import FixTrial
 
 SHOWN = 12  # findings on the first screen; the rest are one click away
 # What `compilescope.applying` can hold in a `with` block: config settings, not the arguments
@@ -102,6 +103,8 @@ def findings_html(found: tuple[Finding, ...]) -> str:
 def fix_trial_data(trial: FixTrial, number: int | None = None) -> dict[str, Any]:
     """A tried fix, JSON-ready: what was applied (to finding `number`, where known), each
     figure before and after in words with its change, what "before" is, and what is left."""
+    from .diff_view import step_speedup_data
+
     return {
         "number": number,
         "title": trial.fix.title,

@@ -37,7 +37,8 @@ def report_parts(
     yield fallback_html(capture, data, found, brief=True)
     yield "</noscript><script type='application/json' id='cs-data'>"
     # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
-    yield json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+    # check_circular off: the data has no cycles (the check costs; shared parts are fine).
+    yield json.dumps(data, separators=(",", ":"), check_circular=False).replace("<", "\\u003c")
     if script is None:
         # static/entry_report.js, bundled: draws into #cs-app from #cs-data (offline, no imports).
         yield f"</script><script type='module'>{static_text('dist/report.js')}</script>"

@@ -11,7 +11,6 @@ from ..model.capture import Capture
 from ..model.findings.parts import Finding
 from ..model.findings.ranked import findings
 from ..model.graph import Graph
-from .diff_view import diff_html
 from .explorer.data import explorer_payload
 from .explorer.static_graph import graph_svg
 from .findings_view import findings_data, findings_html
@@ -82,6 +81,8 @@ def fallback_html(
         if chart:
             parts.append(f"<div>{chart}</div>")
     if data.get("diff"):
+        from .diff_view import diff_html  # the diff's model: imported only with a `before`
+
         parts.append(diff_html(data["diff"]))
     return "<div class='cs-fallback'>" + "".join(parts) + "</div>"
 

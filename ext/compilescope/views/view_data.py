@@ -197,6 +197,11 @@ def _laid_out(
     return payload
 
 
+# The graphs `_stages` draws (the partition is drawn from the forward and backward, shown too):
+# module paths are inferred for these alone, and the graphs nothing shows are never parsed.
+_SHOWN_KINDS = frozenset(s.kind for s in SHOWN_STAGES)
+
+
 def _stages(
     c: Compile, kernels: list[dict[str, Any]], graphs: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -210,7 +215,7 @@ def _stages(
             kernels_of.setdefault(k["post_number"], {}).setdefault(name, []).append(k["name"])
     post_graph_index: dict[int, int] = {}
     stages = []
-    paths = infer_paths(c)
+    paths = infer_paths(c, _SHOWN_KINDS)
     for kind, label in ((s.kind, s.label) for s in SHOWN_STAGES):
         if kind == PARTITION:  # the forward and backward drawn as one graph
             joined = partition_graph(c, paths)

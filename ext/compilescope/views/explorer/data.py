@@ -110,13 +110,37 @@ def _layout_group(
             if a is not None and a != b and not (a in halves and b in halves):
                 joined.add((a, b))
     edges = _acyclic([key[item] for item in items], joined)
-    # Edges are drawn straight from box to box, so the layout's dummy columns would be empty.
-    lay = layout_graph(range(len(items)), edges, compact=True)
+    x, y = _placed(len(items), edges)
     return {
         "items": [(ref if kind == "n" else -1 - ref) for kind, ref in items],
-        "x": [round(lay.positions[i][0], 2) for i in range(len(items))],
-        "y": [int(lay.positions[i][1]) for i in range(len(items))],
+        "x": list(x),
+        "y": list(y),
     }
+
+
+# Group layouts by their shape (items and edges): the blocks of a model (h.0, h.1, ...), a
+# graph and the next stage's copy of it (Dynamo and pre-grad, forward and post-grad) lay out
+# the same groups; each shape is laid out once. Bounded, as _LAID_OUT in view_data.
+_Shape = tuple[int, tuple[tuple[int, int], ...]]
+_SHAPES: dict[_Shape, tuple[tuple[float, ...], tuple[int, ...]]] = {}
+_SHAPES_MAX = 4096
+
+
+def _placed(count: int, edges: list[tuple[int, int]]) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """x and y of `count` items joined by `edges` (the layout is a function of these alone)."""
+    key = (count, tuple(edges))
+    found = _SHAPES.get(key)
+    if found is None:
+        # Edges are drawn straight from box to box, so the layout's dummy columns would be empty.
+        lay = layout_graph(range(count), edges, compact=True)
+        found = (
+            tuple(round(lay.positions[i][0], 2) for i in range(count)),
+            tuple(int(lay.positions[i][1]) for i in range(count)),
+        )
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()
+        _SHAPES[key] = found
+    return found
 
 
 def _acyclic(order: list[float], edges: set[tuple[int, int]]) -> list[tuple[int, int]]:

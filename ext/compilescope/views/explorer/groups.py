@@ -115,7 +115,8 @@ def build_groups(
     groups = [Group("", -1, first=0)]
     if paths is None:
         paths = [n.module_path for n in nodes]
-    parts = [_module_parts(p) for p in paths]
+    split: dict[str | None, tuple[str, ...]] = {}  # a graph repeats a few paths many times
+    parts = [split[p] if p in split else split.setdefault(p, _module_parts(p)) for p in paths]
 
     def fill(gid: int, members: list[int], depth: int) -> None:
         by_child: dict[str, list[int]] = {}

@@ -255,11 +255,21 @@ def _compact_layout(
     for row in rows:  # start centred
         for i, v in enumerate(row):
             x[v] = i + (last - len(row) + 1) / 2
+    # Per row: its vertices, their neighbours, and the rightmost place each may take.
+    plan = [(row, [near[v] for v in row], [last - (len(row) - 1 - i) for i in range(len(row))])
+            for row in rows]  # fmt: skip
     for sweep in range(4):
-        for row in rows if sweep % 2 == 0 else reversed(rows):
-            wanted = [sum(x[m] for m in near[v]) / len(near[v]) if near[v] else x[v] for v in row]
+        for row, nears, highest in plan if sweep % 2 == 0 else reversed(plan):
+            if len(row) == 1:  # most rows of a group: the same steps, without the lists
+                v, around = row[0], nears[0]
+                wanted = sum([x[m] for m in around]) / len(around) if around else x[v]
+                x[v] = max(min(wanted, highest[0]), 0.0)
+                continue
             # Keep the order, a column apart, within [0, last]: right to left, then left to right.
-            placed = [min(w, last - (len(row) - 1 - i)) for i, w in enumerate(wanted)]
+            placed = [
+                min(sum([x[m] for m in around]) / len(around) if around else x[v], high)
+                for v, around, high in zip(row, nears, highest, strict=True)
+            ]
             for i in range(len(placed) - 2, -1, -1):
                 placed[i] = min(placed[i], placed[i + 1] - 1)
             for i, value in enumerate(placed):

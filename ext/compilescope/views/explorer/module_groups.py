@@ -17,7 +17,7 @@ groups by module like the forward.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ...common import STAGE, STAGES
 from ...model.compile import Compile
@@ -153,15 +153,20 @@ def _by_source(nodes: Sequence[Node]) -> list[str | None]:
     return keys if len({k for k in keys if k}) > 1 or None not in keys else [None] * len(nodes)
 
 
-def infer_paths(c: Compile) -> dict[tuple[str, int], list[str | None]]:
+def infer_paths(
+    c: Compile, kinds: Collection[str] | None = None
+) -> dict[tuple[str, int], list[str | None]]:
     """(graph kind, number) -> a module path (or None) per node, for graphs that log none or
-    log them with gaps (autograd's own ops, parameters)."""
+    log them with gaps (autograd's own ops, parameters). `kinds`: only those graphs' paths are
+    wanted (the graphs others learn from are read all the same); None: every graph's."""
     dynamo = c.graph("dynamo_output_graph")
     inputs = [n.module_path for n in dynamo.placeholders] if dynamo else []
     # Two name spaces: pre-grad graphs keep Dynamo's node names, post-grad ones AOTAutograd's.
     known: dict[str, dict[str, str]] = {"dynamo": {}, "aot": {}}
     out: dict[tuple[str, int], list[str | None]] = {}
     for kind in _INFERRED:
+        if kinds is not None and kind not in kinds and kind not in _SOURCES:
+            continue  # not wanted, and no later graph learns from it: not even parsed
         space = STAGE[kind].names or "aot"
         for number, graph in enumerate(c.graphs.get(kind, ())):
             paths = [n.module_path for n in graph.nodes]

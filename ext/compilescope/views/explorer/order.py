@@ -120,15 +120,14 @@ def _reroute_long_edges(
 
     Barycenter sweeps move a dummy one layer at a time, so a long edge rarely gets across the
     path it runs beside. Here each edge with dummies is taken out and put back on the route that
-    crosses the fewest other segments, by dynamic programming down its layers (numpy, one step
-    per layer): the state at a layer is the slot the dummy takes in that layer, and a step's cost
+    crosses the fewest other segments, by dynamic programming down its layers (one step per
+    layer): the state at a layer is the slot the dummy takes in that layer, and a step's cost
     is the number of segments of that gap it crosses, from a 2-D prefix sum of the gap's
     segments. Ties go to the leftmost slot, which stacks long edges on one side. The current
     route is one candidate, so crossings never go up. Stops after about `budget` segment visits
-    (returns how many it made).
+    (returns how many it made). Narrow layers step in plain Python (`_route_small`), wide ones
+    with numpy (`_route_numpy`, imported only then); both give the same route.
     """
-    import numpy as np
-
     position = [0] * len(up)
     _renumber(rows, position)
     layer_of = [0] * len(up)
@@ -150,41 +149,11 @@ def _reroute_long_edges(
             del row[position[d]]
             for i in range(position[d], len(row)):
                 position[row[i]] = i
-        # A dummy's state is its slot j in its layer (before the vertex now at index j). For a
-        # gap, g[i, j] counts the other segments leaving above index i and arriving before j.
-        cost: Any = None  # a numpy array from the first step on (chains have several)
-        choices = []
-        last = len(chain) - 2
-        for step in range(last + 1):
-            top, below = rows[first + step], rows[first + step + 1]
-            width = len(below)
-            flat = [
-                i * width + position[v] for i, u in enumerate(top) for v in down[u] if not gone[v]
-            ]
-            spent += len(flat) + len(top) + 20  # about 20 visits of numpy overhead
-            g = np.zeros((len(top) + 1, width + 1), dtype=np.int64)
-            if flat:
-                g[1:, 1:] = (
-                    np.bincount(flat, minlength=len(top) * width)
-                    .reshape(len(top), width)
-                    .cumsum(0)
-                    .cumsum(1)
-                )
-            if step == 0:  # from the source, fixed at index t, to a slot below
-                t = position[chain[0]]
-                cost = (g[t, -1] - g[t, :]) + (g[-1, :] - g[t + 1, :])
-            elif step == last:  # from a slot above to the target, fixed at index t
-                t = position[chain[-1]]
-                cost = cost + (g[:, -1] - g[:, t + 1]) + (g[-1, t] - g[:, t])
-            else:
-                options = cost[:, None] + (g[:, -1:] + g[-1:, :] - 2 * g)
-                choices.append(options.argmin(0))
-                cost = options.min(0)
-        # Walk back from the target, then put each dummy into its slot.
-        slots = [int(cost.argmin())]
-        for pick in reversed(choices):
-            slots.append(int(pick[slots[-1]]))
-        slots.reverse()
+        gaps = range(first, first + len(chain) - 1)
+        small = all((len(rows[g]) + 1) * (len(rows[g + 1]) + 1) <= _SMALL_GAP for g in gaps)
+        route = _route_small if small else _route_numpy
+        slots, visits = route(rows, down, position, gone, chain, first)
+        spent += visits
         for d, slot in zip(dummies, slots, strict=True):
             gone[d] = False
             row = rows[layer_of[d]]
@@ -192,6 +161,124 @@ def _reroute_long_edges(
             for i in range(slot, len(row)):
                 position[row[i]] = i
     return spent
+
+
+# Gaps of at most this many (slots above) x (slots below) step in plain Python: numpy's import
+# (40 ms, 20 MB) and its per-call overhead cost more than the loops there.
+_SMALL_GAP = 256
+
+# A route: the slot of each dummy of a chain, and the segment visits it took.
+_Route = tuple[list[int], int]
+
+
+def _route_small(
+    rows: list[list[int]],
+    down: list[list[int]],
+    position: list[int],
+    gone: list[bool],
+    chain: list[int],
+    first: int,
+) -> _Route:
+    """`_route_numpy`'s dynamic programme in plain Python (the same integers, the same ties)."""
+    spent = 0
+    cost: list[int] = []
+    choices: list[list[int]] = []
+    last = len(chain) - 2
+    for step in range(last + 1):
+        top, below = rows[first + step], rows[first + step + 1]
+        width = len(below)
+        # g[i][j]: the other segments leaving above index i and arriving before slot j.
+        g = [[0] * (width + 1)]
+        visits = 0
+        for u in top:
+            counts = [0] * (width + 1)
+            for v in down[u]:
+                if not gone[v]:
+                    counts[position[v] + 1] += 1
+                    visits += 1
+            above, run, row = g[-1], 0, [0] * (width + 1)
+            for j in range(1, width + 1):
+                run += counts[j]
+                row[j] = above[j] + run
+            g.append(row)
+        spent += visits + len(top) + 20  # as `_route_numpy` counts them
+        bottom = g[-1]
+        if step == 0:  # from the source, fixed at index t, to a slot below
+            t = position[chain[0]]
+            at, next_ = g[t], g[t + 1]
+            cost = [(at[-1] - at[j]) + (bottom[j] - next_[j]) for j in range(width + 1)]
+        elif step == last:  # from a slot above to the target, fixed at index t
+            t = position[chain[-1]]
+            cost = [
+                c + (r[-1] - r[t + 1]) + (bottom[t] - r[t]) for c, r in zip(cost, g, strict=True)
+            ]
+        else:
+            start = [c + r[-1] for c, r in zip(cost, g, strict=True)]
+            picks, best_costs = [], []
+            for j in range(width + 1):
+                best, pick = start[0] - 2 * g[0][j], 0
+                for i in range(1, len(start)):
+                    value = start[i] - 2 * g[i][j]
+                    if value < best:
+                        best, pick = value, i
+                picks.append(pick)
+                best_costs.append(best + bottom[j])
+            choices.append(picks)
+            cost = best_costs
+    # Walk back from the target.
+    slots = [min(range(len(cost)), key=cost.__getitem__)]
+    for picked in reversed(choices):
+        slots.append(picked[slots[-1]])
+    slots.reverse()
+    return slots, spent
+
+
+def _route_numpy(
+    rows: list[list[int]],
+    down: list[list[int]],
+    position: list[int],
+    gone: list[bool],
+    chain: list[int],
+    first: int,
+) -> _Route:
+    """The least-crossing slot of each dummy of `chain` (its dummies out of `rows`), numpy
+    one step per layer. For a gap, g[i, j] counts the other segments leaving above index i and
+    arriving before slot j."""
+    import numpy as np
+
+    spent = 0
+    cost: Any = None  # a numpy array from the first step on (chains have several)
+    choices = []
+    last = len(chain) - 2
+    for step in range(last + 1):
+        top, below = rows[first + step], rows[first + step + 1]
+        width = len(below)
+        flat = [i * width + position[v] for i, u in enumerate(top) for v in down[u] if not gone[v]]
+        spent += len(flat) + len(top) + 20  # about 20 visits of numpy overhead
+        g = np.zeros((len(top) + 1, width + 1), dtype=np.int64)
+        if flat:
+            g[1:, 1:] = (
+                np.bincount(flat, minlength=len(top) * width)
+                .reshape(len(top), width)
+                .cumsum(0)
+                .cumsum(1)
+            )
+        if step == 0:  # from the source, fixed at index t, to a slot below
+            t = position[chain[0]]
+            cost = (g[t, -1] - g[t, :]) + (g[-1, :] - g[t + 1, :])
+        elif step == last:  # from a slot above to the target, fixed at index t
+            t = position[chain[-1]]
+            cost = cost + (g[:, -1] - g[:, t + 1]) + (g[-1, t] - g[:, t])
+        else:
+            options = cost[:, None] + (g[:, -1:] + g[-1:, :] - 2 * g)
+            choices.append(options.argmin(0))
+            cost = options.min(0)
+    # Walk back from the target.
+    slots = [int(cost.argmin())]
+    for pick in reversed(choices):
+        slots.append(int(pick[slots[-1]]))
+    slots.reverse()
+    return slots, spent
 
 
 def _renumber(rows: list[list[int]], position: list[int]) -> None:

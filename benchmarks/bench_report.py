@@ -1,0 +1,137 @@
+"""The one-file report of the GPT-2 log against tlparse: time and peak memory (issue 34).
+
+    python benchmarks/bench_report.py [--runs 9] [--before REV]
+
+Each run, in turn and in a fresh process: `tlparse LOG -o DIR --no-browser --overwrite`, then
+`compilescope report LOG -o out.html` (the console script), and with --before the same command
+of compilescope at git revision REV (exported with `git archive` to a temporary folder, put
+first on PYTHONPATH). The log is the GPT-2 fixture (tests/fixtures/gpt2.log.gz), decompressed
+once, read by both tools. Wall time from start to exit, CPU time (user + system) and peak RSS
+(GNU time's %M: `ru_maxrss` of the process; the one-file report runs no workers).
+
+compilescope runs as installed: with its bytecode cached (pip writes the .pyc files when it
+installs a wheel). Python is told to keep that cache in a temporary folder
+(PYTHONPYCACHEPREFIX, PYTHONDONTWRITEBYTECODE unset), filled by one run of each command before
+the timed ones; --no-bytecode-cache adds an arm that compiles compilescope's sources on every
+run, as a checkout does under PYTHONDONTWRITEBYTECODE=1. Prints markdown for RESULTS.md:
+median (min-max) of each figure; nothing is written outside a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "gpt2.log.gz"
+BIN = Path(sys.executable).parent
+GNU_TIME = "/usr/bin/time"
+
+
+def _tool(name: str) -> str:
+    found = BIN / name
+    return str(found) if found.exists() else shutil.which(name) or name
+
+
+def run_once(command: list[str], env: dict[str, str], scratch: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of `command`, run to its end. Started by GNU
+    time, whose %M is the command's own peak: a process started from this Python directly
+    counts this Python's pages before its exec (vfork) in its `ru_maxrss`."""
+    measured = scratch / "time.txt"
+    start = time.perf_counter()
+    subprocess.run(
+        [GNU_TIME, "-f", "%U %S %M", "-o", str(measured), *command],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    wall = time.perf_counter() - start
+    user, system, peak_kib = measured.read_text().split()[-3:]
+    return wall, float(user) + float(system), int(peak_kib) / 1024
+
+
+def figure(values: list[float], digits: int, unit: str) -> str:
+    return (
+        f"{statistics.median(values):.{digits}f} {unit} "
+        f"({min(values):.{digits}f}-{max(values):.{digits}f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--before", metavar="REV", help="also time compilescope at git REV")
+    parser.add_argument("--no-bytecode-cache", action="store_true")
+    args = parser.parse_args()
+
+    tlparse = _tool("tlparse")
+    version = subprocess.run([tlparse, "--version"], capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        log = tmp_path / "gpt2.log"
+        log.write_bytes(gzip.decompress(FIXTURE.read_bytes()))
+        cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        cached["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")
+        report = [_tool("compilescope"), "report", str(log), "-o", str(tmp_path / "out.html")]
+        arms: dict[str, tuple[list[str], dict[str, str]]] = {
+            "tlparse": (
+                [tlparse, str(log), "-o", str(tmp_path / "tl"), "--no-browser", "--overwrite"],
+                cached,
+            ),
+            "compilescope report": (report, cached),
+        }
+        if args.before:
+            old = tmp_path / "before"
+            old.mkdir()
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", args.before, "ext"],
+                capture_output=True,
+                check=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+            before = {**cached, "PYTHONPATH": str(old / "ext")}
+            arms[f"compilescope report at {args.before}"] = (report, before)
+        if args.no_bytecode_cache:
+            arms["compilescope report, no bytecode cache"] = (
+                report,
+                {**cached, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(tmp_path)},
+            )
+        for command, env in arms.values():  # fills the bytecode caches; not timed
+            run_once(command, env, tmp_path)
+        results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in arms}
+        for _ in range(args.runs):  # interleaved: load drifts hit every arm alike
+            for name, (command, env) in arms.items():
+                results[name].append(run_once(command, env, tmp_path))
+        size = log.stat().st_size / 1e6
+
+    cores = len(os.sched_getaffinity(0))
+    print(f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, ")
+    print(f"{version.strip()}, {time.strftime('%Y-%m-%d')}; GPT-2 log {size:.1f} MB")
+    print(f"each figure: median (min-max) of {args.runs} runs, fresh processes, interleaved\n")
+    print("| command | wall | CPU | peak RSS |")
+    print("|---|---|---|---|")
+    for name, rows in results.items():
+        wall, cpu, rss = (list(column) for column in zip(*rows, strict=True))
+        print(
+            f"| {name} | {figure(wall, 3, 's')} | {figure(cpu, 3, 's')} | {figure(rss, 1, 'MB')} |"
+        )
+    tl = results["tlparse"]
+    ours = results["compilescope report"]
+    wall_ratio = [o[0] / t[0] for o, t in zip(ours, tl, strict=True)]
+    rss_ratio = [o[2] / t[2] for o, t in zip(ours, tl, strict=True)]
+    print(f"\n- compilescope / tlparse, per interleaved run: wall {figure(wall_ratio, 2, 'x')}, ")
+    print(f"  peak RSS {figure(rss_ratio, 2, 'x')} (targets: wall <= 1, peak RSS <= 3)")
+
+
+if __name__ == "__main__":
+    main()
