@@ -30,6 +30,12 @@ Loops (cause -> remedy):
                                                         (`max_autotune_gemm`); its compile time
                                                         is measured with cold caches
 
+Held out (written after the findings were final, run as they are, nothing tuned to them):
+  vit_fp32     a timm ViT-S/16 trained in fp32 at batch 32 -> set_float32_matmul_precision("high")
+  resnet18_sgd a torchvision ResNet-18, batch 16 at 64 px, SGD momentum foreach=False
+                                                       -> SGD(fused=True)
+  llama_launch a 2-layer Llama (width 256, bf16), batch 2 x 64 -> mode="reduce-overhead"
+
 --cold-caches gives every process its own empty Inductor and Triton cache directories, so that
 compile times are those of a first compile (max-autotune's cost is mostly benchmarking, which
 the autotune cache would otherwise skip on later processes).
@@ -58,6 +64,9 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "lm_grad_sync": ("host_sync", "every N steps"),
     "lm_break": ("graph_break", "ignore_logging_functions"),
     "mlp_gemm": ("library_matmul", "max_autotune_gemm"),
+    "vit_fp32": ("fp32_matmul", "set_float32_matmul_precision"),
+    "resnet18_sgd": ("eager_optimizer", "fused"),
+    "llama_launch": ("launch_bound", "CUDA graphs"),
 }
 
 
@@ -217,6 +226,55 @@ def build(loop: str, arm: str):
             opt.step()
             opt.zero_grad(set_to_none=True)
 
+    elif loop == "vit_fp32":
+        import timm
+
+        if arm == "fix":
+            torch.set_float32_matmul_precision("high")
+        model = timm.create_model("vit_small_patch16_224", pretrained=False).to(dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        x = torch.randn(32, 3, 224, 224, device=dev)
+        y = torch.randint(0, 1000, (32,), device=dev)
+        compiled = torch.compile(model)
+
+        def step():
+            torch.nn.functional.cross_entropy(compiled(x), y).backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "resnet18_sgd":
+        import torchvision
+
+        model = torchvision.models.resnet18(num_classes=10).to(dev)
+        flags = {"fused": True} if arm == "fix" else {"foreach": False}
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, **flags)
+        x = torch.randn(16, 3, 64, 64, device=dev)
+        y = torch.randint(0, 10, (16,), device=dev)
+        compiled = torch.compile(model)
+
+        def step():
+            torch.nn.functional.cross_entropy(compiled(x), y).backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "llama_launch":
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        config = LlamaConfig(
+            hidden_size=256, intermediate_size=688, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2, vocab_size=32000,
+            max_position_embeddings=64,
+        )  # fmt: skip
+        model = LlamaForCausalLM(config).to(dev, dtype=torch.bfloat16)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 32000, (2, 64), device=dev)
+        compiled = torch.compile(model, mode="reduce-overhead" if arm == "fix" else None)
+
+        def step():
+            compiled(input_ids=ids, labels=ids).loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
     else:
         raise SystemExit(f"unknown loop {loop!r}")
     return step
@@ -234,12 +292,12 @@ def _timed(step, steps: int) -> list[float]:
     return [a.elapsed_time(b) / 1e3 for a, b in zip(marks, marks[1:], strict=False)]
 
 
-def control(loop: str, out: Path) -> None:
+def control(loop: str, out: Path, arm: str = "base") -> None:
     """The loop without compilescope: the steps compilescope would time (3-12), the rest run
     plainly, then the same 20 steps after as the captured runs (after/before)."""
     import torch
 
-    step = build(loop, "base")
+    step = build(loop, arm)
     for _ in range(2):
         step()
     before = _timed(step, 10)
@@ -248,7 +306,7 @@ def control(loop: str, out: Path) -> None:
     after = _timed(step, 20)
     record = {
         "loop": loop,
-        "arm": "control",
+        "arm": "control" if arm == "base" else f"control_{arm}",
         "before_s": statistics.median(before),
         "stopwatch_s": statistics.median(after),
         "device": torch.cuda.get_device_name(),
@@ -259,9 +317,10 @@ def control(loop: str, out: Path) -> None:
 def worker(loop: str, arm: str, out: Path) -> None:
     import compilescope
     import torch
+    from compilescope.model.compile import compile_seconds
 
-    if arm == "control":
-        control(loop, out)
+    if arm.startswith("control"):  # control: the loop as written; control_fix: with the remedy
+        control(loop, out, arm.partition("_")[2] or "base")
         return
     step = build(loop, arm)
     started = time.perf_counter()
@@ -294,7 +353,15 @@ def worker(loop: str, arm: str, out: Path) -> None:
         "note": (real.note if real else cap.timings.real_steps_note),
         "stopwatch_s": statistics.median(walls),
         # Every compile's time in this process (cold caches with --cold-caches).
-        "compile_total_s": sum(c.compile_time_s or 0.0 for c in cap.capture),
+        "compile_total_s": compile_seconds(cap.capture),
+        "compiles": [
+            {
+                "id": str(c.id),
+                "frame_s": c.compile_time_s,
+                "stages_s": sum(s.duration_us for s in c.stage_times if s.depth == 0) / 1e6,
+            }
+            for c in cap.capture
+        ],  # fmt: skip
         "break_s": next(
             (f.cost.step_s for f in found if f.kind == "graph_break" and f.cost.step_s), None
         ),
@@ -323,20 +390,24 @@ def named_at(record: dict, loop: str) -> int | None:
 
 def summarise(runs: list[dict]) -> dict:
     out: dict[str, dict] = {}
-    for loop in dict.fromkeys(r["loop"] for r in runs if r["arm"] == "control"):
-        # after/before: the captured base runs (compiled median in the window vs the stopwatch
-        # after it) against the control runs (the same steps without compilescope)
+    controls = {(r["loop"], r["arm"]) for r in runs if r["arm"].startswith("control")}
+    for loop, control_arm in sorted(controls):
+        # after/before: the captured runs (compiled median in the window vs the stopwatch after
+        # it) against the control runs (the same steps without compilescope), arm by arm:
+        # "control" is the loop as written ("base"), "control_fix" with the remedy ("fix").
+        arm = control_arm.partition("_")[2] or "base"
         cap = [r["stopwatch_s"] / r["compiled_s"] for r in runs
-               if r["loop"] == loop and r["arm"] == "base" and r["compiled_s"]]  # fmt: skip
+               if r["loop"] == loop and r["arm"] == arm and r["compiled_s"]]  # fmt: skip
         ctl = [r["stopwatch_s"] / r["before_s"] for r in runs
-               if r["loop"] == loop and r["arm"] == "control"]  # fmt: skip
-        out[f"{loop}/after_before"] = {
+               if r["loop"] == loop and r["arm"] == control_arm]  # fmt: skip
+        name = f"{loop}/after_before" + ("" if arm == "base" else f"_{arm}")
+        out[name] = {
             "captured": cap,
             "control": ctl,
             "captured_median": statistics.median(cap) if cap else None,
             "control_median": statistics.median(ctl) if ctl else None,
         }
-    for loop in dict.fromkeys(r["loop"] for r in runs if r["arm"] != "control"):
+    for loop in dict.fromkeys(r["loop"] for r in runs if r["arm"] in ("base", "fix")):
         pairs, compile_pairs = [], []
         base = [r for r in runs if r["loop"] == loop and r["arm"] == "base"]
         fix = [r for r in runs if r["loop"] == loop and r["arm"] == "fix"]
@@ -378,7 +449,9 @@ def main() -> None:
     parser.add_argument("--cold-caches", action="store_true",
                         help="each process compiles with empty Inductor and Triton caches")  # fmt: skip
     parser.add_argument(
-        "--arms", default="base,fix", help="base,fix: the remedy; base,control: after/before"
+        "--arms",
+        default="base,fix",
+        help="base,fix: the remedy; base,control (or fix,control_fix): after/before",
     )
     args = parser.parse_args()
     if args.worker:

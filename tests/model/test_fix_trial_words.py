@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from compilescope.model.findings.fix_trial import FixTrial, _change
 from compilescope.model.findings.ranked import findings
 from compilescope.views.findings_view import fix_trial_data, fix_trial_html
@@ -14,9 +15,11 @@ def gpt2_trial(loaded, **kw) -> FixTrial:
     capture = loaded("gpt2")
     finding = findings(capture)[0]
     assert "warning_once" in finding.what
-    after = dataclasses.replace(
-        capture, compiles=tuple(c for c in capture if not c.restart_reasons)
-    )
+    # No restarts after the fix, and the big frame's compile no longer timed (as if it came
+    # from the cache): the compile time goes down by that frame's 20.2 s of 23.6 s.
+    kept = [c for c in capture if not c.restart_reasons]
+    kept = [dataclasses.replace(c, stage_times=()) if str(c.id) == "1/0" else c for c in kept]
+    after = dataclasses.replace(capture, compiles=tuple(kept))
     return FixTrial(finding, finding.fix, capture, after, **kw)
 
 
@@ -26,7 +29,7 @@ def test_figures_read_in_human_units_with_their_change(loaded):
     assert changes["graph breaks"] == ("2", "2", "same")
     before, after, change = changes["activations, predicted"]
     assert before == "638.5 KiB" and after.endswith(" KiB") and change == "down 100%"
-    assert changes["compile time"][0].endswith(" s") and changes["compile time"][2] == "down 91%"
+    assert changes["compile time"] == ("23.6 s", "3.3 s", "down 86%")
     assert changes["compiled step"] == ("-", "-", "")  # a log times nothing
 
 
@@ -59,3 +62,17 @@ def test_the_script_free_trial_is_escaped(loaded):
     assert "<img" not in html and "&lt;img src=x" in html
     assert "<td>down 3</td>" in html and "left after the fix: The logging call" in html
     assert "captured again without the fix" in html
+
+
+def test_compile_time_counts_backward_compiles_and_each_frame_once(loaded):
+    from compilescope.model.compile import compile_seconds
+
+    capture = loaded("gpt2")
+    # Dynamo's `dynamo` and `entire_backward_compile` events (the backward compiles at its
+    # first run: 3.6 s of frame 1's 20.2 s), not also the restarts' metrics of the same frames.
+    assert compile_seconds(capture) == pytest.approx(23.57, abs=0.01)
+    assert compile_seconds([capture["1/0"]]) == pytest.approx(20.22, abs=0.01)
+    # Without the events (another torch's log): the frames' metrics; neither: not known.
+    bare = [dataclasses.replace(c, stage_times=()) for c in capture]
+    assert compile_seconds(bare) == pytest.approx(0.7848 + 16.6514 + 0.0374 + 1.5961 + 0.0687)
+    assert compile_seconds([dataclasses.replace(c, metrics={}) for c in bare]) is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -284,3 +284,17 @@ class Compile:
     def compile_time_s(self) -> float | None:
         value = self.metrics.get("entire_frame_compile_time_s")
         return float(value) if isinstance(value, (int, float)) else None
+
+
+def compile_seconds(compiles: Iterable[Compile]) -> float | None:
+    """The time these compiles took, backward compiles included: Dynamo's top-level `dynamo`
+    and `entire_backward_compile` events where torch logged them (the backward compiles at its
+    first run; max-autotune's benchmarking is mostly there), else the compilation metrics'
+    frame times. Not both: torch logs a restarted frame's events under its first attempt and
+    its metrics under the restart (`0/0`, `0/0_1`). None where neither was logged."""
+    compiles = list(compiles)
+    stages = [s.duration_us for c in compiles for s in c.stage_times if s.depth == 0]
+    if stages:
+        return sum(stages) / 1e6
+    frames = [t for c in compiles if (t := c.compile_time_s) is not None]
+    return sum(frames) if frames else None

@@ -7,7 +7,7 @@ import difflib
 from dataclasses import dataclass
 
 from .capture import Capture
-from .compile import Compile
+from .compile import Compile, compile_seconds
 from .graph import Node
 from .kernel import Kernel
 from .speedup import StepSpeedup
@@ -198,12 +198,7 @@ def _with_compile_times(
     """The speedup knowing each capture's whole compile time (what a longer compile costs)."""
     if speedup is None:
         return None
-    totals = [
-        sum(times) if (times := [c.compile_time_s for c in cap if c.compile_time_s is not None])
-        else None
-        for cap in (before, after)
-    ]  # fmt: skip
-    return speedup.with_compile_times(*totals)
+    return speedup.with_compile_times(compile_seconds(before), compile_seconds(after))
 
 
 def _signature(node: Node) -> tuple[object, ...]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ...common import human_bytes, milliseconds
 from ..capture import Capture
+from ..compile import compile_seconds
 from ..speedup import StepSpeedup
 from .parts import Finding, Fix
 from .ranked import findings, where_text
@@ -45,7 +46,6 @@ class Headline:
 def headline(capture: Capture) -> Headline:
     """The capture's headline figures (a restart is a compile id torch tried again)."""
     compiles = list(capture)
-    times = [c.compile_time_s for c in compiles if c.compile_time_s is not None]
     partitions = [p for c in compiles if (p := c.partition) is not None]
     held = [c.held for c in compiles if c.partition is not None and c.held and c.held.measured]
     if len(held) != len(partitions):
@@ -65,7 +65,7 @@ def headline(capture: Capture) -> Headline:
         restarts=sum(1 for c in compiles if c.restart_reasons),
         recompiles=sum(1 for c in compiles if c.recompile_reasons),
         graphs=sum(1 for c in compiles if c.graphs.get("dynamo_output_graph")),
-        compile_s=sum(times) if times else None,
+        compile_s=compile_seconds(compiles),
         step_s=step,
         predicted_bytes=sum(p.activation_bytes for p in partitions) if partitions else None,
         held_bytes=sum(h.activation_bytes for h in held) if partitions and held else None,
