@@ -65,6 +65,7 @@ def test_a_break_costs_the_time_between_the_graphs_it_splits(threads):
     assert SLEEP_S * 0.9 <= brk.cost.step_s <= real.compiled.median_s, (brk.cost, real.compiled)
     assert brk.cost.share > 0.5
     assert "between the graphs each break splits" in brk.cost.note
+    assert "at most what removing the break saves" in brk.cost.note  # an upper bound
     assert "ms per step" in compilescope.model.findings.ranked.text(found)
     assert found[0] is brk  # most of the step: first
     assert "between graphs 0/0_1 -> 1/0 (forward)" in str(capture)  # in the text summary
