@@ -265,13 +265,13 @@ def test_library_matmuls_dominating_a_gpu_step_offer_max_autotune_with_its_compi
     assert f.cost.share == pytest.approx(0.5) and f.cost.step_s == pytest.approx(5e-4)
     assert "`mm` 30%, `addmm` 20%" in f.what and "50% of the step (0.500 ms)" in f.what
     # What max-autotune will cost: the shapes it benchmarks once each, today's compile time.
-    assert "each of the 12 distinct matmul/convolution shapes" in f.what
-    assert "these compiles took 20.2 s now, backward included" in f.what
+    assert "each of the 12 distinct shapes" in f.what
+    assert "these compiles took 20.2 s, backward included" in f.what
     (setting,) = f.fix.settings
     assert (setting.target, setting.op, setting.value) == (
         "torch._inductor.config.max_autotune_gemm", "set", True,
     )  # fmt: skip
-    assert "longer compiles" in f.fix.tradeoff
+    assert "longer compiles" in f.fix.tradeoff and "no sure win" in f.fix.tradeoff
     # Said once, together: no fallback_op finding per library matmul beside it on a GPU.
     assert not [g for g in found if g.kind == "fallback_op" and "mm`" in g.what]
 

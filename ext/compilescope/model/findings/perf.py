@@ -114,17 +114,12 @@ def library_matmul_findings(capture: Capture) -> list[Finding]:
     # first attempt (`1/0`) and its kernels under the restart (`1/0_1`).
     frames = {replace(c.id, attempt=0) for c in compiles}
     took = compile_seconds(c for c in capture if replace(c.id, attempt=0) in frames)
-    cost_now = f"; these compiles took {took:.1f} s now, backward included" if took else ""
-    shape_text = (
-        f" for each of the {len(shapes)} distinct matmul/convolution shapes" if shapes else ""
-    )
+    cost_now = f"; these compiles took {took:.1f} s, backward included" if took else ""
+    shape_text = f", each of the {len(shapes)} distinct shapes" if shapes else ""
     what = (
-        f"Library matmuls and convolutions (cuBLAS/cuDNN extern kernels: {ops}) take "
-        f"{share:.0%} of the step ({step * 1e3:.3f} ms). max-autotune benchmarks Inductor's "
-        f"Triton templates against them{shape_text} when compiling{cost_now}. It is no sure "
-        "win: on a bf16 MLP stack on an H100 cuBLAS won every race (1.00x, for 85 s more "
-        "compiling; benchmarks/RESULTS.md). Trying it measures both: the step, and the compile "
-        "time it adds."
+        f"Library matmuls and convolutions (cuBLAS/cuDNN: {ops}) take {share:.0%} of the step "
+        f"({step * 1e3:.3f} ms). max-autotune would race Inductor's Triton templates against "
+        f"them{shape_text}, at compile time{cost_now}."
     )
     autotune = Setting("torch._inductor.config.max_autotune_gemm", "set", True)
     return [
@@ -141,9 +136,11 @@ def library_matmul_findings(capture: Capture) -> list[Finding]:
                 Fix("setting", "max-autotune for matmuls", (autotune,), source=(
                     "torch.compile docs (mode='max-autotune'); Inductor's max_autotune_gemm"),
                     tradeoff="longer compiles: every distinct shape is benchmarked against "
-                    "Triton templates (seconds each; the trial measures it); the gain against "
-                    "cuBLAS is often small on large bf16 shapes. mode='max-autotune-no-cudagraphs' "
-                    "also tunes the generated kernels, for a longer compile still"),
+                    "Triton templates; no sure win: on a bf16 MLP stack on an H100 cuBLAS won "
+                    "every race (1.00x, for 85 s more compiling; benchmarks/RESULTS.md). Trying "
+                    "it measures both the step and the compile time. "
+                    "mode='max-autotune-no-cudagraphs' also tunes the generated kernels, for a "
+                    "longer compile still"),
             ),
         )
     ]  # fmt: skip
