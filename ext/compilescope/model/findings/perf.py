@@ -136,9 +136,10 @@ def library_matmul_findings(capture: Capture) -> list[Finding]:
                 Fix("setting", "max-autotune for matmuls", (autotune,), source=(
                     "torch.compile docs (mode='max-autotune'); Inductor's max_autotune_gemm"),
                     tradeoff="longer compiles: every distinct shape is benchmarked against "
-                    "Triton templates; no sure win: on a bf16 MLP stack on an H100 cuBLAS won "
-                    "every race (1.00x, for 85 s more compiling; benchmarks/RESULTS.md). Trying "
-                    "it measures both the step and the compile time. "
+                    "Triton templates; no sure win: on five MLP training steps on an H100 and an "
+                    "H200 it was never measurably faster and twice slower (up to 1.3x), for "
+                    "43-85 s more compiling (benchmarks/RESULTS.md). Trying it measures both the "
+                    "step and the compile time, and says which way the step went. "
                     "mode='max-autotune-no-cudagraphs' also tunes the generated kernels, for a "
                     "longer compile still"),
             ),
