@@ -53,6 +53,8 @@ def test_report_of_a_log_imports_no_heavy_library(tmp_path):
         "from compilescope.__main__ import main\n"
         f"assert main(['report', {str(FIXTURES / 'gpt2.log.gz')!r}, '-o', "
         f"{str(tmp_path / 'gpt2.html')!r}]) == 0\n"
+        # Called with argv (not as the process's own command), main leaves the collector on.
+        "import gc; assert gc.isenabled()\n"
         "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
         "print(sorted(m for m in sys.modules if m.startswith('compilescope.')))\n"
     )
@@ -61,9 +63,15 @@ def test_report_of_a_log_imports_no_heavy_library(tmp_path):
     heavy = {"torch", "numpy", "sympy", "matplotlib", "pandas", "IPython", "ipywidgets",
              "anywidget", "triton"}  # fmt: skip
     assert roots & heavy == set()
-    # The folder report's code, the diff of two captures and a fix trial's model.
+    # The folder report's code, the diff of two captures and a fix trial's model; what a log
+    # of one rank does not hold (measured times, held memory: live captures) or need (the
+    # rank comparison, rank files, a DDP split, the text summary).
     unused = {"compilescope.report_job", "compilescope.model.diff",
-              "compilescope.model.findings.fix_trial", "compilescope.views.report_index"}  # fmt: skip
+              "compilescope.model.findings.fix_trial", "compilescope.views.report_index",
+              "compilescope.model.timing", "compilescope.model.held_memory",
+              "compilescope.model.ranks.report", "compilescope.model.ranks.compare",
+              "compilescope.model.ranks.records", "compilescope.trace.rank_files",
+              "compilescope.model.ddp", "compilescope.model.summary"}  # fmt: skip
     assert ours & unused == set()
     assert "cs-data" in (tmp_path / "gpt2.html").read_text()
 
@@ -130,3 +138,24 @@ def test_report_json_of_ranks_says_the_status(tmp_path):
     assert out.returncode == 0
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["status"] == "agree" and data["gaps"] == []
+
+
+@pytest.mark.parametrize("columns", ["", "40", "123"])
+def test_help_is_laid_out_as_argparse_would_without_importing_shutil(monkeypatch, columns):
+    """__main__ sizes argparse's help itself (argparse's formatter imports shutil, and with it
+    bz2 and lzma, on every argument added: issue 34); the help reads the same as argparse's."""
+    import argparse
+
+    import compilescope.__main__ as cli
+
+    monkeypatch.setenv("COLUMNS", columns)
+
+    def helps() -> list[str]:
+        parser = cli._parser()
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return [parser.format_help(), *(p.format_help() for p in commands.choices.values())]
+
+    ours = helps()
+    monkeypatch.setattr(cli, "_Help", argparse.HelpFormatter)
+    monkeypatch.setattr(cli, "_RawHelp", argparse.RawDescriptionHelpFormatter)
+    assert ours == helps()

@@ -6,15 +6,19 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import serialize
 from .compile import Compile, GraphBreak
 from .compile_id import CompileId
 from .ranks.log import RankLog, Skipped
-from .ranks.report import RankReport, compare_ranks
-from .summary import summarize
-from .timing import Timings
+
+if TYPE_CHECKING:
+    # Imported where used: `compilescope report LOG` of one rank (a fresh process each time,
+    # issue 34) neither compares ranks, nor prints a summary, nor has measured times; together
+    # they are a fifth of its imports. serialize resolves `Timings` for its type hints itself.
+    from .ranks.report import RankReport
+    from .timing import Timings
 
 __all__ = ["Capture", "RankLog", "Skipped", "TorchMessage"]
 
@@ -108,6 +112,8 @@ class Capture:
     def compare_ranks(self, world_size: int | None = None) -> RankReport:
         """The ranks grouped by what they compiled, and where each group parts from the others
         (a RankReport: print it, or show it in a notebook)."""
+        from .ranks.report import compare_ranks  # see the imports at the top
+
         return compare_ranks(self, world_size)
 
     # --- JSON --------------------------------------------------------------------------------
@@ -141,6 +147,8 @@ class Capture:
 
     # --- text --------------------------------------------------------------------------------
     def summary(self) -> str:
+        from .summary import summarize  # see the imports at the top
+
         return summarize(self)
 
     def __str__(self) -> str:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from ..common import KIND_ALIASES, OWN_HOOK_REASON
 from .breaks import Fallback, break_message, fallback_scope
 from .breaks import GraphBreak as GraphBreak  # defined here before breaks.py: still importable
 from .compile_id import CompileId
-from .ddp import DdpSplit, ddp_split
 from .findings.parts import is_library
 from .graph import Graph
-from .held_memory import HeldMemory
 from .kernel import Kernel, OutputCode
 from .partition import (
     SWEEP_BUDGETS,
@@ -27,6 +26,13 @@ from .partition import (
     sweep_from,
 )
 from .place import Place
+
+if TYPE_CHECKING:
+    # Imported where used: a log holds no held memory (live captures measure it), and a
+    # DDP split is asked for by the rank report; `compilescope report LOG` (a fresh process
+    # each time, issue 34) imports neither. serialize resolves `HeldMemory` for its hints.
+    from .ddp import DdpSplit
+    from .held_memory import HeldMemory
 
 
 @dataclass(frozen=True)
@@ -192,10 +198,11 @@ class Compile:
     # partition's prediction misses copies Inductor makes after it (model/held_memory.py).
     held: HeldMemory | None = None
 
-    @property
+    @cached_property
     def partition(self) -> Partition | None:
         """What the forward saves for the backward (the backward's non-tangent inputs), what is
-        real activation memory among it, and what the backward recomputes."""
+        real activation memory among it, and what the backward recomputes. Worked out once per
+        Compile (its fields do not change): a report asks for it a few times per compile."""
         backward = self.graph("aot_backward_graph")
         if backward is None:
             return None
@@ -278,6 +285,8 @@ class Compile:
     @property
     def ddp_split(self) -> DdpSplit | None:
         """How Dynamo's DDPOptimizer split this compile's graph (a DdpSplit), or None."""
+        from .ddp import ddp_split  # see the imports at the top
+
         return ddp_split(str(self.id), self.graphs)
 
     @property

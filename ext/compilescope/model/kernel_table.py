@@ -6,13 +6,16 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .capture import Capture
 from .compile import Compile
 from .graph import Node
 from .kernel import Kernel
-from .timing import KernelTiming, achieved_rates
+
+if TYPE_CHECKING:
+    # Measured times only (live captures): a log's report (issue 34) does not import them.
+    from .timing import KernelTiming
 
 # The columns of a row, in order (also the DataFrame's columns).
 COLUMNS = (
@@ -67,6 +70,8 @@ def kernel_rows(capture: Capture) -> list[dict[str, Any]]:
     t = capture.timings
     if t is None:
         return []
+    from .timing import achieved_rates  # see the imports at the top
+
     compiles = {str(c.id): c for c in capture}
     total = step_total_s(capture)
     rows: list[dict[str, Any]] = []

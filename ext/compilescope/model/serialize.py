@@ -113,7 +113,17 @@ def _expect(data: object, kind: type[T], where: str) -> T:
 
 @cache
 def _hints(cls: type) -> dict[str, type]:
-    return typing.get_type_hints(cls)
+    return typing.get_type_hints(cls, localns=_type_only_names())
+
+
+@cache
+def _type_only_names() -> dict[str, type]:
+    """Field types the model's modules import for type checkers only (capture.py, compile.py:
+    they import these modules where used, to keep a one-rank log's report light, issue 34)."""
+    from .held_memory import HeldMemory
+    from .timing import Timings
+
+    return {"HeldMemory": HeldMemory, "Timings": Timings}
 
 
 @cache

@@ -7,6 +7,7 @@ import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from typing import cast
 
 from ..model.graph import Node
@@ -26,6 +27,8 @@ _ANNOTATION_ONLY = re.compile(r'^\s*[A-Za-z_]\w*: "[^"\\]*"(?:\s*#.*)?$')
 
 def module_path_from_name(name: str) -> str | None:
     """Dynamo names a parameter read `l_self_modules_h_modules_0_..._parameters_weight_`."""
+    if not name.startswith("l_"):  # most names (a call per node): no match to look for
+        return None
     match = _PARAM.match(name)
     return match.group(1).replace("_modules_", ".") if match else None
 
@@ -73,7 +76,7 @@ def _parse_by_lines(text: str) -> list[Node] | None:
             continue
         if len(line) - len(line.lstrip()) <= indent:
             break  # the end of forward: a nested class or the next definition
-        renamed = _RENAME.match(line)
+        renamed = _RENAME.match(line) if "(" not in line else None  # most lines are calls
         if renamed is not None and _rename_input(nodes, *renamed.groups()):
             known.add(renamed.group(1))
             continue
@@ -237,16 +240,26 @@ def _source_by_line(lines: list[str]) -> dict[int, Place | None]:
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped.startswith("#"):
-            match = _FILE.search(stripped)
-            if match:
-                file, lineno, function, code = match.groups()
-                current = Place(file, int(lineno), function.strip(), (code or "").strip())
+            place = _file_comment(stripped)
+            if place is not None:
+                current = place
             elif "No stacktrace found" in stripped:
                 current = None
         elif not stripped:
             continue
         by_line[number] = current
     return by_line
+
+
+@lru_cache(maxsize=4096)
+def _file_comment(comment: str) -> Place | None:
+    """The place a `# File:` comment names, once per distinct comment: a line's comment stands
+    above each node it made, in every graph of the compile."""
+    match = _FILE.search(comment)
+    if not match:
+        return None
+    file, lineno, function, code = match.groups()
+    return Place(file, int(lineno), function.strip(), (code or "").strip())
 
 
 def _statement_node(
@@ -373,7 +386,9 @@ def _dotted(node: ast.expr, root: str | None = None) -> str | None:
     return ".".join(reversed(parts))
 
 
-_MODULE_ROOTS = {"torch", "operator", "math", "builtins", "aten", "prims", "inductor", "_operator"}
+_MODULE_ROOTS = frozenset(
+    ("torch", "operator", "math", "builtins", "aten", "prims", "inductor", "_operator")
+)
 
 
 def _is_value_name(node: ast.expr) -> bool:

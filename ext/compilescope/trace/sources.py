@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ..model.capture import Capture
 from ..model.serialize import FormatError
-from .rank_files import merge_ranks, rank_files, summary_files
 from .reader import TraceError, load_trace
 
 
@@ -25,13 +24,18 @@ def open_capture(path: str | os.PathLike[str]) -> Capture:
             raise FormatError(
                 f"{str(where)!r} is not a capture compilescope can read: {error}"
             ) from None
-    if where.is_dir() and (rank_files(where) or summary_files(where)):
-        try:
-            return merge_ranks(where)
-        except FormatError as error:
-            raise FormatError(f"{str(where)!r}: {error}") from None
-        except ValueError as error:
-            raise TraceError(str(error)) from None
+    if where.is_dir():
+        # Imported for a folder only: rank files bring the rank comparison's modules, which
+        # a one-file log's report does not use (issue 34: a fresh process each time).
+        from .rank_files import merge_ranks, rank_files, summary_files
+
+        if rank_files(where) or summary_files(where):
+            try:
+                return merge_ranks(where)
+            except FormatError as error:
+                raise FormatError(f"{str(where)!r}: {error}") from None
+            except ValueError as error:
+                raise TraceError(str(error)) from None
     return load_trace(where)
 
 

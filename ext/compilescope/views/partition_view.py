@@ -8,7 +8,6 @@ from typing import Any
 from ..common import human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
-from ..model.held_memory import differences, held_text, input_names
 from ..model.partition import BudgetSweep, Partition
 
 # What the sweep's figures are: re-partitions of the captured joint graph, never run.
@@ -80,6 +79,9 @@ def held_data(c: Compile, p: Partition) -> dict[str, Any] | None:
     partition's prediction; None when not measured at all (a log, a saved older capture)."""
     if c.held is None:
         return None
+    # Measured by live captures only: a log's report (issue 34) does not import it.
+    from ..model.held_memory import differences, held_text, input_names
+
     names = input_names(c.graph("dynamo_output_graph"), c.graph("aot_forward_graph"))
     return {
         "bytes": c.held.activation_bytes if c.held.measured else None,

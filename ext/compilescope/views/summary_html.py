@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from ..common import SUMMARY_STAGES, human_bytes, milliseconds
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.place import Place, cell_label
-from ..model.timing import Sample
+
+if TYPE_CHECKING:
+    # Measured times only (live captures): a log's report (issue 34) does not import them.
+    from ..model.timing import Sample
 
 _STYLE = (
     "<style>.cs-sum{font-family:system-ui,sans-serif;font-size:13px}"

@@ -7,7 +7,7 @@ post-grad nodes and provenance lines, and the names that the forward and backwar
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..common import PARTITION, SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
@@ -15,10 +15,13 @@ from ..model.compile import Compile
 from ..model.findings.parts import is_library
 from ..model.graph import Graph, Node
 from ..model.place import Place
-from ..model.timing import GraphTiming, RealSteps, Sample, achieved_rates
 from .explorer.data import explorer_payload
 from .explorer.module_groups import infer_paths
 from .partition_view import partition_data
+
+if TYPE_CHECKING:
+    # Measured times only (live captures): a log's report (issue 34) does not import them.
+    from ..model.timing import GraphTiming, RealSteps, Sample
 
 
 def _sample(sample: Sample | None) -> dict[str, Any] | None:
@@ -44,19 +47,18 @@ def partition_graph(
     fw_paths = paths.get(("aot_forward_graph", 0)) or [None] * len(forward.nodes)
     bw_paths = paths.get(("aot_backward_graph", 0)) or [None] * len(backward.nodes)
     saved = {s.name for s in (c.partition.saved if c.partition else ())}
-    nodes = []
-    for n, path in zip(forward.nodes, fw_paths, strict=True):
-        nodes.append(_renamed(n, "fw.", "forward", "fw.", path=path))
-    for n, path in zip(backward.nodes, bw_paths, strict=True):
-        if n.op == "placeholder" and n.name in saved:
-            continue  # drawn as the forward node it is: the edge crosses the boundary
-        inputs = tuple(("fw." if i in saved else "bw.") + i for i in n.inputs)
-        nodes.append(_renamed(n, "bw.", "backward", inputs=inputs, path=path))
     note = {f"fw.{name}": "saved for backward" for name in saved}
     # The cut, drawn: what the backward computes again instead of saving it.
     recomputed = c.partition.recomputed if c.partition else ()
     note.update({f"bw.{name}": "recomputed in backward" for name in recomputed})
-    nodes = [Node(**{**n.__dict__, "note": note[n.name]}) if n.name in note else n for n in nodes]
+    nodes = []
+    for n, path in zip(forward.nodes, fw_paths, strict=True):
+        nodes.append(_renamed(n, "fw.", "forward", note, "fw.", path=path))
+    for n, path in zip(backward.nodes, bw_paths, strict=True):
+        if n.op == "placeholder" and n.name in saved:
+            continue  # drawn as the forward node it is: the edge crosses the boundary
+        inputs = tuple(("fw." if i in saved else "bw.") + i for i in n.inputs)
+        nodes.append(_renamed(n, "bw.", "backward", note, inputs=inputs, path=path))
     return Graph(PARTITION, "", nodes)
 
 
@@ -64,19 +66,28 @@ def _renamed(
     node: Node,
     prefix: str,
     side: str,
+    note: dict[str, str],
     input_prefix: str = "",
     inputs: tuple[str, ...] | None = None,
     path: str | None = None,
 ) -> Node:
-    values = dict(node.__dict__)
+    name = prefix + node.name
     module_path = node.module_path or path
-    values["name"] = prefix + node.name
-    values["inputs"] = (
-        inputs if inputs is not None else tuple(input_prefix + i for i in node.inputs)
+    # Node's fields by position, one call per node of the partition: name, op, target, inputs,
+    # args_text, tensors, type_text, source, module_path, note. The side is the outer group;
+    # the module path (if any) groups inside it.
+    return Node(
+        name,
+        node.op,
+        node.target,
+        inputs if inputs is not None else tuple(input_prefix + i for i in node.inputs),
+        node.args_text,
+        node.tensors,
+        node.type_text,
+        node.source,
+        side + ("." + module_path if module_path else ""),
+        note.get(name, node.note),
     )
-    # The side is the outer group; the module path (if any) groups inside it.
-    values["module_path"] = side + ("." + module_path if module_path else "")
-    return Node(**values)
 
 
 def _peak_text(g: GraphTiming) -> str:
@@ -111,6 +122,8 @@ def _post_grad_of_code(c: Compile) -> list[int | None]:
 def _kernels(c: Compile, capture: Capture) -> list[dict[str, Any]]:
     times, timings = {}, capture.timings
     if timings:
+        from ..model.timing import achieved_rates  # see the imports at the top
+
         # Keyed by role too: a forward and a backward module may each have a kernel of one name.
         times = {(k.role, k.kernel): k for k in timings.kernels_of(str(c.id))}
     posts = c.graphs.get("inductor_post_grad_graph", ())
@@ -268,10 +281,12 @@ def _saved(c: Compile) -> list[dict[str, Any]]:
     if not partition:
         return []
     backward = c.graph("aot_backward_graph")
-    users = {
-        s.name: [n.name for n in backward.nodes if s.name in n.inputs] if backward else []
-        for s in partition.saved
-    }
+    # Who reads what, in one pass over the backward (not one per saved tensor).
+    readers: dict[str, list[str]] = {}
+    for n in backward.nodes if backward else ():
+        for name in set(n.inputs):
+            readers.setdefault(name, []).append(n.name)
+    users = {s.name: readers.get(s.name, []) for s in partition.saved}
     return [
         {"name": s.name, "type": s.type_text, "bytes": s.nbytes, "users": users[s.name]}
         for s in partition.saved

@@ -7,12 +7,17 @@ cause below `SHOWN_SHARE` of the step is not a finding.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..capture import Capture
 from ..kernel_table import kernel_rows
 from ..place import Place
-from ..timing import OptimizerSeen, RealSteps
 from .parts import Cost, Finding, Fix, Setting
 from .perf import op_of
+
+if TYPE_CHECKING:
+    # Measured times only (live captures): a log's report (issue 34) does not import them.
+    from ..timing import OptimizerSeen, RealSteps
 
 SHOWN_SHARE = 0.10
 # Optimizers with a fused implementation (torch/optim: `_fused_*`; CUDA, and CPU since torch

@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...model.graph import Graph
-from .groups import GROUP_LIMIT, INPUT_OPS, SIDES, Group, build_groups, nodes_inside, short_target
+from .groups import (
+    GROUP_LIMIT,
+    INPUT_OPS,
+    SIDES,
+    Group,
+    build_groups,
+    nodes_inside,
+    post_order,
+    short_target,
+)
 from .layout import layout_graph
 from .module_groups import gradient_kinds, sides
 
@@ -66,17 +75,45 @@ class _Strings:
             self.items.append(text)
         return found
 
+    def many(self, texts: list[str | None]) -> list[int]:
+        """`[self(t) for t in texts]` in one call: the payload sends a dozen per node."""
+        index, items = self.index, self.items
+        out = []
+        for text in texts:
+            if text is None:
+                out.append(-1)
+                continue
+            found = index.get(text)
+            if found is None:
+                found = index[text] = len(items)
+                items.append(text)
+            out.append(found)
+        return out
 
-def _place_of(inside: list[int], role: list[int]) -> float:
-    """A group's place in the graph's topological order: the mean index of its ops on the
+
+def _places(groups: list[Group], role: list[int]) -> list[float]:
+    """Each group's place in the graph's topological order: the mean index of its ops on the
     gradient if it has any, else of its ops, else of its nodes. Not its first node: a backward
     group holds what its forward saved (placeholders, at the very start) and forward ops
-    recomputed early; the backward's order is the gradient's."""
-    for wanted in (2, 1, 0):
-        chosen = [i for i in inside if role[i] == wanted]
-        if chosen:
-            return sum(chosen) / len(chosen)
-    return 0.0
+    recomputed early; the backward's order is the gradient's. Sums and counts per role, children
+    first: each node is counted once, not once per group above it (integer sums, so the same
+    means as summing each group's nodes)."""
+    sums = [[0, 0, 0] for _ in groups]
+    counts = [[0, 0, 0] for _ in groups]
+    for gid in post_order(groups):
+        total, count = sums[gid], counts[gid]
+        for i in groups[gid].members:
+            total[role[i]] += i
+            count[role[i]] += 1
+        for child in groups[gid].children:
+            for r in (0, 1, 2):
+                total[r] += sums[child][r]
+                count[r] += counts[child][r]
+    out = []
+    for total, count in zip(sums, counts, strict=True):
+        wanted = next((r for r in (2, 1, 0) if count[r]), None)
+        out.append(total[wanted] / count[wanted] if wanted is not None else 0.0)
+    return out
 
 
 def _layout_group(
@@ -84,31 +121,33 @@ def _layout_group(
     gid: int,
     inside: list[list[int]],
     inputs: list[list[int]],
-    role: list[int],
+    places: list[float],
 ) -> dict[str, Any]:
     """Lay out one group's items (its nodes and child groups) with the edges between them.
-    `role`: per node, 0 for an input, 1 for an op, 2 for an op on the gradient (it reads a
-    tangent, at any distance): the backward's order is the gradient's."""
+    `places`: each group's place in the graph's order (`_places`)."""
     group = groups[gid]
     key = {("n", i): float(i) for i in group.members}
-    key.update({("g", c): _place_of(inside[c], role) for c in group.children})
+    key.update({("g", c): places[c] for c in group.children})
     # In that order: the layout's first order and its fallback follow the model (the
     # backward's groups come in reverse, as it runs).
     items = sorted(key, key=key.__getitem__)
     item_of: dict[int, int] = {}  # node index -> item index within this group
     for index, (kind, ref) in enumerate(items):
-        for i in [ref] if kind == "n" else inside[ref]:
-            item_of[i] = index
+        if kind == "n":
+            item_of[ref] = index
+        else:
+            item_of.update(dict.fromkeys(inside[ref], index))
     # A partition's forward and backward sit side by side (the saved tensors drawn across the
     # cut), not one under the other: a model's depth is drawn once, not twice.
     halves = {j for j, (kind, ref) in enumerate(items)
               if kind == "g" and gid == 0 and groups[ref].path.split(".")[0] in SIDES}  # fmt: skip
-    joined = set()
-    for index, b in item_of.items():
-        for src in inputs[index]:
-            a = item_of.get(src)
-            if a is not None and a != b and not (a in halves and b in halves):
-                joined.add((a, b))
+    at = item_of.get
+    # The edges between the items: from each node inside, its inputs in another item (one
+    # comprehension: a node is walked here once per group above it).
+    joined = {(a, b) for index, b in item_of.items() for src in inputs[index]
+              if (a := at(src)) is not None and a != b}  # fmt: skip
+    if halves:
+        joined = {(a, b) for a, b in joined if not (a in halves and b in halves)}
     edges = _acyclic([key[item] for item in items], joined)
     x, y = _placed(len(items), edges)
     return {
@@ -164,7 +203,10 @@ def _acyclic(order: list[float], edges: set[tuple[int, int]]) -> list[tuple[int,
 
 
 def _first_open(
-    groups: list[Group], laid: list[dict[str, Any]], whole: bool
+    groups: list[Group],
+    laid: list[dict[str, Any]],
+    whole: bool,
+    placed: dict[frozenset[int], list[dict[str, Any]]],
 ) -> tuple[set[int], bool]:
     """The groups open in the first picture, and whether it is taller than the canvas (drawn at
     scale 1 from its top, to scroll). A small graph opens whole (closed boxes aside). Else the
@@ -173,15 +215,22 @@ def _first_open(
     FIRST_H; once all of those are open, groups of plain nodes open too, biggest first, while
     it still fits and shows at most FIRST_BOXES boxes. A level too tall to fit (a model of 19
     layers) still opens when it is as wide as the canvas and would otherwise leave a picture
-    of a few boxes: its top is drawn, the rest scrolls."""
+    of a few boxes: its top is drawn, the rest scrolls. `placed`: the pictures placed on the
+    way, by the groups open (the same one is asked for again, and the last is the payload's)."""
     from .static_graph import place
 
     if whole:
         return {gid for gid, g in enumerate(groups) if not g.closed}, False
     shown = {"groups": laid}
 
+    def boxes_of(opened: set[int]) -> list[dict[str, Any]]:
+        key = frozenset(opened)
+        if key not in placed:
+            placed[key] = place(shown, opened)
+        return placed[key]
+
     def fits(opened: set[int], tall: bool = False) -> bool:
-        boxes = place(shown, opened)
+        boxes = boxes_of(opened)
         return (
             len(boxes) <= FIRST_BOXES + len(opened)
             and max((b["x"] + b["w"] for b in boxes), default=0) <= FIRST_W
@@ -197,7 +246,7 @@ def _first_open(
         if not inner:
             break
         if not fits(opened | set(inner)):
-            few = len(place(shown, opened)) - len(opened) < FEW_BOXES
+            few = len(boxes_of(opened)) - len(opened) < FEW_BOXES
             if few and fits(opened | set(inner), tall=True):
                 return opened | set(inner), True
             complete = False
@@ -245,12 +294,21 @@ def explorer_payload(
         ]
     groups = build_groups(nodes, paths, runs=not whole)
     inside = nodes_inside(groups)
-    role = gradient_kinds(nodes)
-    layouts = [_layout_group(groups, gid, inside, inputs, role) for gid in range(len(groups))]
+    # Per node, 0 for an input, 1 for an op, 2 for an op on the gradient (it reads a tangent,
+    # at any distance): the backward's order is the gradient's.
+    places = _places(groups, gradient_kinds(nodes))
+    layouts = [_layout_group(groups, gid, inside, inputs, places) for gid in range(len(groups))]
     kernels_of = kernels_of or {}
     collapsed = len(nodes) > COLLAPSE_ABOVE
-    opened, tall = _first_open(groups, layouts, whole)
+    placed: dict[frozenset[int], list[dict[str, Any]]] = {}
+    opened, tall = _first_open(groups, layouts, whole, placed)
+    # Ops inside each group, all levels: children first, each node counted once.
     computing = ("call_function", "call_method", "call_module")
+    is_op = [n.op in computing for n in nodes]
+    ops = [0] * len(groups)
+    for gid in post_order(groups):
+        group = groups[gid]
+        ops[gid] = sum([is_op[i] for i in group.members]) + sum([ops[c] for c in group.children])
     payload = {
         "title": title or graph.kind,
         "kind": graph.kind,
@@ -260,10 +318,10 @@ def explorer_payload(
         "strings": strings.items,  # filled below, by reference
         "names": [n.name for n in nodes],
         # What a box shows for a Dynamo input: `fc1.weight` for `l_self_modules_fc1_parameters_weight_`.
-        "label": [strings(_input_label(n.name) if n.op in INPUT_OPS else None) for n in nodes],
+        "label": strings.many([_input_label(n.name) if n.op in INPUT_OPS else None for n in nodes]),
         "op": [_OPS.index(n.op) if n.op in _OPS else 1 for n in nodes],
-        "target": [strings(short_target(n)) for n in nodes],
-        "type": [strings(n.type_text or None) for n in nodes],
+        "target": strings.many([short_target(n) for n in nodes]),
+        "type": strings.many([n.type_text or None for n in nodes]),
         "in": inputs,
         "src": [
             [strings(n.source.file), n.source.line, strings(n.source.code or None)]
@@ -271,11 +329,13 @@ def explorer_payload(
             else 0
             for n in nodes
         ],
-        "mod": [
-            strings(module_paths[i] if module_paths and module_paths[i] else n.module_path)
-            for i, n in enumerate(nodes)
-        ],
-        "note": [strings(n.note or None) for n in nodes],
+        "mod": strings.many(
+            [
+                module_paths[i] if module_paths and module_paths[i] else n.module_path
+                for i, n in enumerate(nodes)
+            ]
+        ),
+        "note": strings.many([n.note or None for n in nodes]),
         "kernels": [[strings(k) for k in kernels_of.get(n.name, ())] for n in nodes],
         "groups": [
             {
@@ -283,19 +343,21 @@ def explorer_payload(
                 "path": g.path,
                 "parent": g.parent,
                 "size": g.size,
-                "ops": sum(nodes[i].op in computing for i in inside[gid]),
+                "ops": ops[gid],
                 "open": gid in opened,
                 **layouts[gid],
             }
             for gid, g in enumerate(groups)
         ],
         "ops": list(_OPS),
-        "full_target": [strings(n.target) for n in nodes],
+        "full_target": strings.many([n.target for n in nodes]),
     }
-    # The first picture, placed once here: the browser's first paint and the static SVG.
+    # The first picture, placed once here: the browser's first paint and the static SVG (the
+    # groups' items and places are the layouts' own, so _first_open's picture is this one).
+    boxes = placed.get(frozenset(opened))
     payload["placed"] = [
         [b["id"] if b["kind"] == "node" else -1 - b["id"], round(b["x"], 1), round(b["y"], 1),
          b["w"], b["h"]]
-        for b in place(payload, opened)
+        for b in (place(payload, opened) if boxes is None else boxes)
     ]  # fmt: skip
     return payload

@@ -19,6 +19,9 @@ SIDES = ("forward", "backward")
 
 @dataclass
 class Group:
+    """A box of the explorer's group tree: a module, or gathered inputs, tangents, constants
+    or a run of nodes. (A docstring also spares dataclass its signature-built one.)"""
+
     label: str
     parent: int
     closed: bool = False  # starts closed even when the graph is small (folded inputs)

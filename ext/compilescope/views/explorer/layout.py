@@ -255,27 +255,45 @@ def _compact_layout(
     for row in rows:  # start centred
         for i, v in enumerate(row):
             x[v] = i + (last - len(row) + 1) / 2
-    # Per row: its vertices, their neighbours, and the rightmost place each may take.
-    plan = [(row, [near[v] for v in row], [last - (len(row) - 1 - i) for i in range(len(row))])
+    # Rows of one vertex (most rows of a group) as (vertex, its neighbours); the others with
+    # their neighbours and the rightmost place each may take.
+    plan = [(row[0], near[row[0]]) if len(row) == 1
+            else (row, [near[v] for v in row], [last - (len(row) - 1 - i) for i in range(len(row))])
             for row in rows]  # fmt: skip
+    # min() and max() of two as comparisons (`b if b < a else a` is min(a, b), ties and all):
+    # this loop runs up to four times over every vertex of every group shape, and the calls
+    # were most of its time. A sweep that moves nothing ends it: each place is a function of
+    # the places around it, so the sweeps left would move nothing either (no -0.0 or NaN arise
+    # here, so == is sameness).
+    at = x.__getitem__
     for sweep in range(4):
-        for row, nears, highest in plan if sweep % 2 == 0 else reversed(plan):
-            if len(row) == 1:  # most rows of a group: the same steps, without the lists
-                v, around = row[0], nears[0]
-                wanted = sum([x[m] for m in around]) / len(around) if around else x[v]
-                x[v] = max(min(wanted, highest[0]), 0.0)
+        moved = False
+        for step in plan if sweep % 2 == 0 else reversed(plan):
+            if len(step) == 2:  # one vertex: toward its neighbours' mean, within [0, last]
+                v, around = step
+                wanted = sum(map(at, around)) / len(around) if around else x[v]
+                wanted = last if last < wanted else wanted
+                wanted = 0.0 if 0.0 > wanted else wanted
+                if wanted != x[v]:
+                    x[v], moved = wanted, True
                 continue
+            row, nears, highest = step
             # Keep the order, a column apart, within [0, last]: right to left, then left to right.
-            placed = [
-                min(sum([x[m] for m in around]) / len(around) if around else x[v], high)
-                for v, around, high in zip(row, nears, highest, strict=True)
-            ]
+            placed = []
+            for v, around, high in zip(row, nears, highest, strict=True):
+                wanted = sum(map(at, around)) / len(around) if around else x[v]
+                placed.append(high if high < wanted else wanted)
             for i in range(len(placed) - 2, -1, -1):
-                placed[i] = min(placed[i], placed[i + 1] - 1)
-            for i, value in enumerate(placed):
-                placed[i] = max(value, placed[i - 1] + 1 if i else 0.0)
+                value, bound = placed[i], placed[i + 1] - 1
+                placed[i] = bound if bound < value else value
+            low = 0.0
             for v, value in zip(row, placed, strict=True):
-                x[v] = value
+                low = low if low > value else value
+                if low != x[v]:
+                    x[v], moved = low, True
+                low += 1
+        if not moved:
+            break
     positions: dict[Node, Point] = {}
     for level, row in enumerate(rows):
         for v in row:

@@ -25,9 +25,11 @@ def place(payload: dict[str, Any], expanded: set[int]) -> list[dict[str, Any]]:
                 sizes.append(size_of(child))
             else:
                 sizes.append({"w": NODE_W, "h": NODE_H, "collapsed": item < 0})
+        ys, xs = grp["y"], grp["x"]
         layer_h: dict[int, float] = {}
-        for j, y in enumerate(grp["y"]):
-            layer_h[y] = max(layer_h.get(y, 0), sizes[j]["h"])
+        for y, size in zip(ys, sizes, strict=True):
+            h, now = size["h"], layer_h.get(y, 0)
+            layer_h[y] = h if h > now else now  # max(now, h), as comparisons: a hot loop
         layer_y, y = {}, (0 if gid == 0 else LABEL + PAD)
         for layer in range(max(layer_h, default=-1) + 1):
             layer_y[layer] = y
@@ -35,18 +37,17 @@ def place(payload: dict[str, Any], expanded: set[int]) -> list[dict[str, Any]]:
         right: dict[int, float] = {}
         pos: list[dict[str, Any] | None] = [None] * len(sizes)
         width = 0.0
-        order = sorted(range(len(sizes)), key=lambda j: (grp["y"][j], grp["x"][j]))
-        for j in order:
-            layer = grp["y"][j]
-            base = (0 if gid == 0 else PAD) + grp["x"][j] * COL
-            x = base if layer not in right else max(base, right[layer] + HGAP)
-            right[layer] = x + sizes[j]["w"]
-            pos[j] = {
-                **sizes[j],
-                "x": x,
-                "y": layer_y[layer],  # tops aligned: groups side by side start level
-            }
-            width = max(width, right[layer])
+        left = 0 if gid == 0 else PAD
+        # By layer, then x (then item: the order a stable sort by (y, x) keeps).
+        for layer, column, j in sorted(zip(ys, xs, range(len(sizes)), strict=True)):
+            x = left + column * COL
+            if layer in right:
+                after = right[layer] + HGAP
+                x = after if after > x else x
+            size = sizes[j]
+            end = right[layer] = x + size["w"]
+            pos[j] = {**size, "x": x, "y": layer_y[layer]}  # tops aligned: side by side, level
+            width = end if end > width else width
         pad = 0 if gid == 0 else PAD
         return {"w": width + pad, "h": y - VGAP + pad, "pos": pos, "gid": gid}
 
