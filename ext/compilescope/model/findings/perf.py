@@ -18,7 +18,16 @@ from .places import frame_of, frame_places, place, user_loc
 # Library calls Inductor makes on purpose (BLAS, cuDNN): max-autotune can race its own
 # templates against them on a GPU.
 # (`bias_addmm`: the addmm max-autotune picks when cuBLAS wins its race, bias fused.)
-_GEMMS = {"mm", "addmm", "bias_addmm", "bmm", "baddbmm", "convolution", "_int_mm", "_scaled_mm"}
+LIBRARY_MATMULS = {
+    "mm",
+    "addmm",
+    "bias_addmm",
+    "bmm",
+    "baddbmm",
+    "convolution",
+    "_int_mm",
+    "_scaled_mm",
+}
 SHOWN_SHARE = 0.10  # a kernel or op below this share of the step is not a finding
 
 
@@ -55,7 +64,7 @@ def fallback_findings(capture: Capture) -> list[Finding]:
     found = []
     for name, group in groups.items():
         op, aten = op_of(name)
-        if on_gpu and not aten and op in _GEMMS:
+        if on_gpu and not aten and op in LIBRARY_MATMULS:
             continue  # together, in `library_matmul_findings`, with max-autotune's cost
         share = sum(r["share"] or 0.0 for r in group["rows"]) if group["rows"] else None
         step = sum(r["per_step_s"] for r in group["rows"]) if group["rows"] else None
@@ -100,7 +109,7 @@ def library_matmul_findings(capture: Capture) -> list[Finding]:
     ids = []
     for r in kernel_rows(capture):
         op, aten = op_of(r["kernel"])
-        if r["language"] == "extern" and not aten and op in _GEMMS:
+        if r["language"] == "extern" and not aten and op in LIBRARY_MATMULS:
             per_op[op] += (r["per_step_s"] or 0.0) / whole
             ids.append(r["compile_id"])
     share = sum(per_op.values())
@@ -168,7 +177,7 @@ def _gemm_shapes(c: Compile) -> set[tuple[str, tuple[tuple[str, ...], ...]]]:
         for n in g.nodes:
             parts = n.target.split(".")  # torch.ops.aten.mm.default
             op = parts[parts.index("aten") + 1] if "aten" in parts[:-1] else ""
-            if op not in _GEMMS:
+            if op not in LIBRARY_MATMULS:
                 continue
             inputs = tuple(
                 src.tensors[0].shape

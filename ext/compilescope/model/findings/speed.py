@@ -13,17 +13,15 @@ from ..capture import Capture
 from ..kernel_table import kernel_rows
 from ..place import Place
 from .parts import Cost, Finding, Fix, Setting
-from .perf import op_of
+from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
     from ..timing import OptimizerSeen, RealSteps
 
-SHOWN_SHARE = 0.10
 # Optimizers with a fused implementation (torch/optim: `_fused_*`; CUDA, and CPU since torch
 # 2.4 for Adam, AdamW, SGD and Adagrad).
 _FUSED = {"Adam", "AdamW", "SGD", "Adagrad"}
-_MATMULS = {"mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_mm"}
 # The idle share above which a GPU step is launch- or host-bound: the device waits for the CPU
 # most of the step (issue 31's CNN: 75% between kernels).
 _IDLE_SHARE = 0.30
@@ -200,7 +198,7 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     ids: list[str] = []
     for row in kernel_rows(capture):
         op, _aten = op_of(row["kernel"])
-        if op in _MATMULS and _is_fp32(capture, row["compile_id"], op):
+        if op in LIBRARY_MATMULS and _is_fp32(capture, row["compile_id"], op):
             step_s += row["per_step_s"] or 0.0
             ids.append(row["compile_id"])
     if not ids:
