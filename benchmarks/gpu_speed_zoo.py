@@ -30,6 +30,16 @@ Loops (cause -> remedy):
                                                         (`max_autotune_gemm`); its compile time
                                                         is measured with cold caches
 
+An eager fused optimizer, whose only fix compilescope names is compiling the step (run after
+the held-out loops, to learn whether that fix helps; base: the optimizer fused and eager):
+  lm_fused_opt    a GPT-2 (4 x 512, bf16), AdamW(fused=True) -> torch.compile(opt.step)
+  lm_foreach_opt  the same                        -> AdamW(foreach=True), torch.compile(opt.step)
+                                                     (the compiled-optimizer tutorial's way)
+  resnet18_fused_opt a torchvision ResNet-18, batch 16 at 64 px, SGD(momentum, fused=True)
+                                                  -> torch.compile(opt.step)
+A second family for max-autotune (the MLP stack was the only one measured):
+  lm_gemm      a GPT-2 (4 x 768, bf16), batch 16 x 512, fused AdamW -> max_autotune_gemm
+
 Held out (written after the findings were final, run as they are, nothing tuned to them):
   vit_fp32     a timm ViT-S/16 trained in fp32 at batch 32 -> set_float32_matmul_precision("high")
   resnet18_sgd a torchvision ResNet-18, batch 16 at 64 px, SGD momentum foreach=False
@@ -67,7 +77,20 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "vit_fp32": ("fp32_matmul", "set_float32_matmul_precision"),
     "resnet18_sgd": ("eager_optimizer", "fused"),
     "llama_launch": ("launch_bound", "CUDA graphs"),
+    "lm_fused_opt": ("eager_optimizer", "torch.compile(opt.step)"),
+    "lm_foreach_opt": ("eager_optimizer", "torch.compile(opt.step)"),
+    "resnet18_fused_opt": ("eager_optimizer", "torch.compile(opt.step)"),
+    "lm_gemm": ("library_matmul", "max_autotune_gemm"),
 }
+
+
+def _gpt2(layers: int, width: int, positions: int, dev: str):
+    """A GPT-2 LM built from a config, in bf16 on `dev`."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(n_layer=layers, n_embd=width, n_head=width // 64, n_positions=positions)
+    return GPT2LMHeadModel(config).to(dev, dtype=torch.bfloat16)
 
 
 def build(loop: str, arm: str):
@@ -269,6 +292,51 @@ def build(loop: str, arm: str):
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
         ids = torch.randint(0, 32000, (2, 64), device=dev)
         compiled = torch.compile(model, mode="reduce-overhead" if arm == "fix" else None)
+
+        def step():
+            compiled(input_ids=ids, labels=ids).loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop in ("lm_fused_opt", "lm_foreach_opt", "resnet18_fused_opt"):
+        if loop == "resnet18_fused_opt":
+            import torchvision
+
+            model = torchvision.models.resnet18(num_classes=10).to(dev)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
+            x = torch.randn(16, 3, 64, 64, device=dev)
+            y = torch.randint(0, 10, (16,), device=dev)
+            compiled = torch.compile(model)
+
+            def loss():
+                return torch.nn.functional.cross_entropy(compiled(x), y)
+
+        else:
+            model = _gpt2(4, 512, 256, dev)
+            flags = {"foreach": True} if loop == "lm_foreach_opt" and arm == "fix" else {}
+            opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **(flags or {"fused": True}))
+            ids = torch.randint(0, 50257, (8, 256), device=dev)
+            compiled = torch.compile(model)
+
+            def loss():
+                return compiled(input_ids=ids, labels=ids).loss
+
+        opt_step = torch.compile(opt.step) if arm == "fix" else opt.step
+
+        def step():
+            loss().backward()
+            opt_step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "lm_gemm":
+        if arm == "fix":
+            import torch._inductor.config
+
+            torch._inductor.config.max_autotune_gemm = True
+        model = _gpt2(4, 768, 512, dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 50257, (16, 512), device=dev)
+        compiled = torch.compile(model)
 
         def step():
             compiled(input_ids=ids, labels=ids).loss.backward()

@@ -145,10 +145,10 @@ def library_matmul_findings(capture: Capture) -> list[Finding]:
                 Fix("setting", "max-autotune for matmuls", (autotune,), source=(
                     "torch.compile docs (mode='max-autotune'); Inductor's max_autotune_gemm"),
                     tradeoff="longer compiles: every distinct shape is benchmarked against "
-                    "Triton templates; no sure win: on five MLP training steps on an H100 and an "
-                    "H200 it was never measurably faster and twice slower (up to 1.3x), for "
-                    "42-85 s more compiling (benchmarks/RESULTS.md). Trying it measures both the "
-                    "step and the compile time, and says which way the step went. "
+                    "Triton templates; no sure win: on five MLP training steps and a bf16 GPT-2 "
+                    "step on an H100 and an H200 it was never measurably faster and twice slower "
+                    "(up to 1.3x), for 42-129 s more compiling (benchmarks/RESULTS.md). Trying it "
+                    "measures both the step and the compile time, and says which way the step went. "
                     "mode='max-autotune-no-cudagraphs' also tunes the generated kernels, for a "
                     "longer compile still"),
             ),

@@ -49,7 +49,12 @@ def _where(o: OptimizerSeen, cells: dict[str, int]) -> Place | None:
 
 
 def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
-    eager = [o for o in real.optimizers if o.eager]
+    # A fused optimizer is no finding: its step is already one pass over all parameters, and
+    # the one change left was measured not to help (speed zoo, GPT-2 and ResNet-18 on an
+    # H200): `torch.compile(opt.step)` of a fused optimizer falls back to eager (torch breaks
+    # the graph in its fused path), 1.03x and 0.88x by the stopwatch; a foreach AdamW with its
+    # step compiled ran 0.84x the speed of the fused one. Its time stays in the step's split.
+    eager = [o for o in real.optimizers if o.eager and not o.fused]
     if not eager or real.optimizer_s is None:
         return []
     wall = real.compiled.median_s
@@ -96,7 +101,9 @@ def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             "`opt_step()` instead of `opt.step()` (or compile the whole training step)",
             where=where,
             tradeoff="one more compile (seconds to a minute); a learning-rate scheduler "
-            "should keep the rate in a tensor (`lr=torch.tensor(...)`) to avoid recompiles",
+            "should keep the rate in a tensor (`lr=torch.tensor(...)`) to avoid recompiles; "
+            "where `fused=True` exists, prefer it: a compiled foreach AdamW step measured 0.84x "
+            "the speed of a fused eager one (a GPT-2 step on an H200)",
             source="PyTorch tutorial: compiling the optimizer",
         )
     )
