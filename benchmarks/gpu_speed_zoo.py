@@ -37,6 +37,11 @@ the held-out loops, to learn whether that fix helps; base: the optimizer fused a
                                                      (the compiled-optimizer tutorial's way)
   resnet18_fused_opt a torchvision ResNet-18, batch 16 at 64 px, SGD(momentum, fused=True)
                                                   -> torch.compile(opt.step)
+A second family for what a break's fix saves (GPT-2's logging break was the only one measured):
+  cnn_break    a torchvision ResNet-18, batch 32 at 128 px, SGD, whose forward logs the features'
+               shape (`log.debug`) after layer2: a graph break splits it
+                                                  -> the fix compilescope names:
+                                                     ignore_logging_functions
 A second family for max-autotune (the MLP stack was the only one measured):
   lm_gemm      a GPT-2 (4 x 768, bf16), batch 16 x 512, fused AdamW -> max_autotune_gemm
 
@@ -81,6 +86,7 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "lm_foreach_opt": ("eager_optimizer", "torch.compile(opt.step)"),
     "resnet18_fused_opt": ("eager_optimizer", "torch.compile(opt.step)"),
     "lm_gemm": ("library_matmul", "max_autotune_gemm"),
+    "cnn_break": ("graph_break", "ignore_logging_functions"),
 }
 
 
@@ -326,6 +332,40 @@ def build(loop: str, arm: str):
         def step():
             loss().backward()
             opt_step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "cnn_break":
+        import logging
+
+        import torchvision
+
+        log = logging.getLogger("train")  # level WARNING: the debug line prints nothing
+        if arm == "fix":  # what compilescope's break finding names for this call
+            import torch._dynamo.config
+
+            torch._dynamo.config.ignore_logging_functions.add(log.debug)
+
+        class Logged(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.net = torchvision.models.resnet18(num_classes=10)
+
+            def forward(self, x):
+                n = self.net
+                h = n.layer2(n.layer1(n.maxpool(n.relu(n.bn1(n.conv1(x))))))
+                log.debug("features %s", tuple(h.shape))
+                h = n.avgpool(n.layer4(n.layer3(h)))
+                return n.fc(torch.flatten(h, 1))
+
+        model = Logged().to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
+        x = torch.randn(32, 3, 128, 128, device=dev)
+        y = torch.randint(0, 10, (32,), device=dev)
+        compiled = torch.compile(model)
+
+        def step():
+            torch.nn.functional.cross_entropy(compiled(x), y).backward()
+            opt.step()
             opt.zero_grad(set_to_none=True)
 
     elif loop == "lm_gemm":
