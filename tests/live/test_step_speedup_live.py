@@ -64,6 +64,8 @@ def test_a_fused_optimizer_shows_as_a_step_speedup_in_the_diff():
     # The verdict is the interval's, whatever this noisy machine measured.
     assert s.verdict == verdict(s.low, s.high)
     assert (s.verdict == "faster") == (s.low > 1 + NOISE)
-    assert s.ratio > 1  # robustly so: 1.9x or more on each of 3 runs
+    # Not asserted: s.ratio > 1. It measured 1.9x or more on 3 quiet runs, but another process
+    # on a shared 2-core machine can slow one capture's steps (tutorial 10's same fix read 0.89x
+    # once in CI); the fix's own effect, the optimizer's time, is asserted above.
     assert f"real steps: {s.text()}" in str(d)
     assert "different devices" not in s.note
