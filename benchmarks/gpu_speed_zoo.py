@@ -42,6 +42,10 @@ A second family for what a break's fix saves (GPT-2's logging break was the only
                shape (`log.debug`) after layer2: a graph break splits it
                                                   -> the fix compilescope names:
                                                      ignore_logging_functions
+The held-out ResNet-18's first finding, launch-bound, with its own remedy (run 7 tried the
+second finding's):
+  resnet18_launch a torchvision ResNet-18, batch 16 at 64 px, SGD(momentum, fused=True)
+                                                  -> mode="reduce-overhead"
 A second family for max-autotune (the MLP stack was the only one measured):
   lm_gemm      a GPT-2 (4 x 768, bf16), batch 16 x 512, fused AdamW -> max_autotune_gemm
 
@@ -87,6 +91,7 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "resnet18_fused_opt": ("eager_optimizer", "torch.compile(opt.step)"),
     "lm_gemm": ("library_matmul", "max_autotune_gemm"),
     "cnn_break": ("graph_break", "ignore_logging_functions"),
+    "resnet18_launch": ("launch_bound", "CUDA graphs"),
 }
 
 
@@ -332,6 +337,20 @@ def build(loop: str, arm: str):
         def step():
             loss().backward()
             opt_step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "resnet18_launch":
+        import torchvision
+
+        model = torchvision.models.resnet18(num_classes=10).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
+        x = torch.randn(16, 3, 64, 64, device=dev)
+        y = torch.randint(0, 10, (16,), device=dev)
+        compiled = torch.compile(model, mode="reduce-overhead" if arm == "fix" else None)
+
+        def step():
+            torch.nn.functional.cross_entropy(compiled(x), y).backward()
+            opt.step()
             opt.zero_grad(set_to_none=True)
 
     elif loop == "cnn_break":
