@@ -79,6 +79,9 @@ def test_an_optimizer_below_the_shown_share_compiled_or_fused_is_not_a_finding(l
     )
     (f,) = [f for f in findings(both) if f.kind == "eager_optimizer"]
     assert "over 4 parameter tensors" in f.what and f.fixes[0].title == "a fused optimizer"
+    assert "all 2 optimizers that stepped eagerly, together" in f.what  # one time for both
+    assert "together" not in findings(_with_real(loaded("gpt2"), optimizer_s=0.011,
+                                                 optimizers=(_adam(),)))[0].what  # fmt: skip
     assert "0.84x" in f.fixes[-1].tradeoff  # compiling the step: measured slower than fused
 
 

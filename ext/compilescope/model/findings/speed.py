@@ -68,6 +68,10 @@ def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         f"{real.optimizer_s * 1e3:.3f} ms per step ({share:.0%} of the step), over "
         f"{o.params} parameter tensors, {flags}{default}."
     )
+    # The real steps time the eager optimizer steps of a step together, fused ones included.
+    timed = sum(1 for x in real.optimizers if x.eager)
+    if timed > 1:
+        what += f" That time is all {timed} optimizers that stepped eagerly, together."
     fixes = []
     if o.name in _FUSED and not o.fused:
         fixes.append(
