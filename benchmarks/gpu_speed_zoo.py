@@ -104,6 +104,19 @@ def _gpt2(layers: int, width: int, positions: int, dev: str):
     return GPT2LMHeadModel(config).to(dev, dtype=torch.bfloat16)
 
 
+def _resnet18_sgd(dev: str, **flags):
+    """A torchvision ResNet-18 (10 classes) on `dev`, SGD with momentum and `flags`, and a batch
+    of 16 images at 64 px with labels: (model, optimizer, x, y)."""
+    import torch
+    import torchvision
+
+    model = torchvision.models.resnet18(num_classes=10).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, **flags)
+    x = torch.randn(16, 3, 64, 64, device=dev)
+    y = torch.randint(0, 10, (16,), device=dev)
+    return model, opt, x, y
+
+
 def build(loop: str, arm: str):
     """(step function, model) for one loop and arm ("base" or "fix"), on the GPU."""
     import torch
@@ -276,15 +289,14 @@ def build(loop: str, arm: str):
             opt.step()
             opt.zero_grad(set_to_none=True)
 
-    elif loop == "resnet18_sgd":
-        import torchvision
-
-        model = torchvision.models.resnet18(num_classes=10).to(dev)
-        flags = {"fused": True} if arm == "fix" else {"foreach": False}
-        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, **flags)
-        x = torch.randn(16, 3, 64, 64, device=dev)
-        y = torch.randint(0, 10, (16,), device=dev)
-        compiled = torch.compile(model)
+    elif loop in ("resnet18_sgd", "resnet18_launch"):
+        if loop == "resnet18_sgd":  # the remedy: a fused optimizer
+            flags = {"fused": True} if arm == "fix" else {"foreach": False}
+        else:  # the remedy: CUDA graphs, the optimizer fused in both arms
+            flags = {"fused": True}
+        model, opt, x, y = _resnet18_sgd(dev, **flags)
+        graphs = loop == "resnet18_launch" and arm == "fix"
+        compiled = torch.compile(model, mode="reduce-overhead" if graphs else None)
 
         def step():
             torch.nn.functional.cross_entropy(compiled(x), y).backward()
@@ -311,12 +323,7 @@ def build(loop: str, arm: str):
 
     elif loop in ("lm_fused_opt", "lm_foreach_opt", "resnet18_fused_opt"):
         if loop == "resnet18_fused_opt":
-            import torchvision
-
-            model = torchvision.models.resnet18(num_classes=10).to(dev)
-            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
-            x = torch.randn(16, 3, 64, 64, device=dev)
-            y = torch.randint(0, 10, (16,), device=dev)
+            model, opt, x, y = _resnet18_sgd(dev, fused=True)
             compiled = torch.compile(model)
 
             def loss():
@@ -324,8 +331,9 @@ def build(loop: str, arm: str):
 
         else:
             model = _gpt2(4, 512, 256, dev)
-            flags = {"foreach": True} if loop == "lm_foreach_opt" and arm == "fix" else {}
-            opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **(flags or {"fused": True}))
+            foreach = loop == "lm_foreach_opt" and arm == "fix"
+            flags = {"foreach": True} if foreach else {"fused": True}
+            opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **flags)
             ids = torch.randint(0, 50257, (8, 256), device=dev)
             compiled = torch.compile(model)
 
@@ -337,20 +345,6 @@ def build(loop: str, arm: str):
         def step():
             loss().backward()
             opt_step()
-            opt.zero_grad(set_to_none=True)
-
-    elif loop == "resnet18_launch":
-        import torchvision
-
-        model = torchvision.models.resnet18(num_classes=10).to(dev)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
-        x = torch.randn(16, 3, 64, 64, device=dev)
-        y = torch.randint(0, 10, (16,), device=dev)
-        compiled = torch.compile(model, mode="reduce-overhead" if arm == "fix" else None)
-
-        def step():
-            torch.nn.functional.cross_entropy(compiled(x), y).backward()
-            opt.step()
             opt.zero_grad(set_to_none=True)
 
     elif loop == "cnn_break":
