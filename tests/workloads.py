@@ -120,3 +120,30 @@ class ConvBN(torch.nn.Module):
 
     def forward(self, x):
         return self.head(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
+
+
+def _compiled_optimizer_step(**flags: bool) -> None:
+    """Three training steps of an eager model with the optimizer's step compiled, as torch's
+    "compiling the optimizer" tutorial does (`torch.compile(opt.step)`)."""
+    torch.manual_seed(0)
+    model = TinyMLP()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, **flags)
+    step = torch.compile(opt.step)
+    for _ in range(3):
+        model(torch.randn(4, 16)).sum().backward()
+        step()
+        opt.zero_grad()
+
+
+def compiled_foreach_step() -> None:
+    """A foreach Adam's step compiled: torch breaks the graph in it on purpose (`_use_grad`)."""
+    _compiled_optimizer_step(foreach=True)
+
+
+def compiled_fused_step() -> None:
+    """A fused Adam's step compiled: torch never traces the fused kernel; the step runs eagerly."""
+    _compiled_optimizer_step(fused=True)
+
+
+WORKLOADS["compiled_foreach_step"] = compiled_foreach_step
+WORKLOADS["compiled_fused_step"] = compiled_fused_step

@@ -12,6 +12,7 @@ from ..place import Place
 from .parts import Cost, Counts, Finding, Fix, TorchText
 from .places import FrameKey, frame_key, frame_of, split_places
 from .torch_hints import Registry, hint_fixes, torch_texts
+from .torch_optimizer import compiled_fused_step, deliberate_break, fused_update
 
 _DATA_DEPENDENT = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
 _OP = re.compile(r"aten\.(\w+)")
@@ -47,6 +48,8 @@ def break_findings(capture: Capture, registry: Registry | None = None) -> list[F
             texts = torch_texts(brk.text or brk.reason, registry)
             first = texts[0]
             loc = brk.location
+            if deliberate_break(texts, loc):
+                continue  # torch's own, in every compiled optimizer step (torch_optimizer.py)
             where = f"{loc.file}:{loc.line}" if loc else ""
             key = f"{first.gb_id or first.gb_type or brk.reason[:80]}@{where}"
             cause = causes.get(key)
@@ -102,7 +105,7 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
         notes.append("a frame that falls back to eager runs uncompiled every call")
     if rest_names:
         notes.append("the rest of a frame after a break Dynamo cannot resume from runs uncompiled")
-    return Finding(
+    found = Finding(
         kind=kind,
         what=_what(cause, fixes, eager_names, rest_names),
         key=f"{kind}:{cause.key}",
@@ -127,6 +130,8 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
         fixes=fixes,
         torch=cause.texts[0],
     )
+    update = fused_update(cause.texts, cause.at)
+    return compiled_fused_step(found, update, capture) if update else found
 
 
 def _split_cost(

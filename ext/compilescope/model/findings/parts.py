@@ -20,6 +20,7 @@ KINDS = (
     "activation_memory",  # what an activation memory budget would save and cost
     "compile_time",  # the stage that dominates compile time
     "eager_optimizer",  # an optimizer step that runs eagerly, by its share of the real step
+    "compiled_fused_optimizer",  # a compiled step of a fused optimizer: it runs eagerly anyway
     "launch_bound",  # a GPU step idle between kernels: launch- and host-bound
     "fp32_matmul",  # fp32 matmuls without TF32 on a GPU that has it
     "host_sync",  # the CPU waits for the GPU inside the step (.item(), .cpu(), printing)

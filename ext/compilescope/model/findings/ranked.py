@@ -27,6 +27,8 @@ SEVERITY = {
     "data_dependent": 45.0,
     "graph_break": 40.0,
     "recompile": 30.0,
+    # Its fix saves compile time and frames, not step time (measured: 1.03x and 0.88x).
+    "compiled_fused_optimizer": 30.0,
     "fallback_op": 10.0,
     "activation_memory": 8.0,
     "hot_kernel": 8.0,

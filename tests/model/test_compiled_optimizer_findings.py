@@ -1,0 +1,79 @@
+"""A compiled optimizer step (`torch.compile(opt.step)`): torch's own break in it is no finding,
+and a fused optimizer's step, which falls back to eager, is told as that with its own fix.
+From logs torch 2.13 wrote for tests/workloads.py's compiled_*_step workloads."""
+
+from __future__ import annotations
+
+import pytest
+from compilescope.model.findings.ranked import findings, text
+from compilescope.model.findings.torch_hints import torch_texts
+from compilescope.model.findings.torch_optimizer import deliberate_break, in_torch_optim
+from compilescope.model.place import Place
+from compilescope.trace import graph_break_registry
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return graph_break_registry.load()
+
+
+def _records(cap):
+    return [b for c in cap for b in c.breaks_and_fallbacks]
+
+
+def _torch_break_call(cap):
+    """The `torch._dynamo.graph_break()` torch.optim makes (`_use_grad`), as logged."""
+    return next(b for b in _records(cap) if "torch._dynamo.graph_break()" in (b.text or b.reason))
+
+
+@pytest.mark.parametrize("with_registry", [True, False])
+def test_torchs_own_break_in_a_compiled_step_is_no_finding(loaded, registry, with_registry):
+    cap = loaded("compiled_foreach_step")
+    brk = _torch_break_call(cap)  # the log has it: the step's frame broke there and restarted
+    assert brk.location is not None and in_torch_optim(brk.location)
+    assert brk.location.file.endswith("torch/optim/optimizer.py")
+    found = findings(cap, registry if with_registry else None)
+    assert not [f for f in found if f.kind in ("graph_break", "eager_frame")], text(found)
+    assert "graph_break()" not in text(found)
+
+
+def test_the_same_call_in_the_users_code_is_still_a_break(loaded, registry):
+    brk = _torch_break_call(loaded("compiled_foreach_step"))
+    texts = torch_texts(brk.text or brk.reason, registry)
+    assert deliberate_break(texts, brk.location)
+    # Only torch.optim's own: the user's graph_break() (or any other library's) is theirs to move.
+    assert not deliberate_break(texts, Place("/home/me/train.py", 12))
+    assert not deliberate_break(texts, Place("/x/site-packages/transformers/trainer.py", 3))
+    assert deliberate_break(texts, Place(r"C:\py\Lib\site-packages\torch\optim\optimizer.py", 79))
+    # Another break at the same torch.optim line is not this one.
+    other = torch_texts("Graph break: builtin print\n  Explanation: print\n", registry)
+    assert not deliberate_break(other, brk.location)
+
+
+def test_a_compiled_fused_step_is_one_finding_with_its_own_fix(loaded, registry):
+    cap = loaded("compiled_fused_step")
+    # What the log holds: Adam's `step` fell back to eager, at the call of the fused update.
+    assert any(c.status == "eager (fallback)" and c.frame.function == "step" for c in cap)
+    found = findings(cap, registry)
+    assert [f.kind for f in found] == ["compiled_fused_optimizer"], text(found)
+    f = found[0]
+    assert "`_fused_adam`" in f.what and "falls back to eager" in f.what
+    # Where: the user's call of the compiled step, then torch's line that calls the fused update.
+    assert f.user is not None and f.user.code == "step()"
+    assert f.user.file.endswith("tests/workloads.py")
+    assert f.at is not None and f.at.file.endswith("torch/optim/adam.py")
+    (fix,) = f.fixes
+    assert fix.kind == "code" and fix.where == f.user and not fix.settings
+    assert "opt.step()" in fix.change and "fused=True" in fix.change
+    assert "0.84x" in fix.tradeoff and "foreach=True" in fix.tradeoff  # the measured way out
+    # Its cost is all of the optimizer's compiling, which the fix saves: every compile here.
+    every = sum(c.compile_time_s or 0.0 for c in cap)
+    assert every > 0 and f.cost.compile_s == pytest.approx(every)
+    assert f.counts.eager_frames == 1
+    # As plain data and back (the report and a saved capture carry it).
+    assert type(f).from_dict(f.to_dict()) == f
+
+
+def test_without_the_registry_the_message_is_enough(loaded):
+    found = findings(loaded("compiled_fused_step"), None)
+    assert [f.kind for f in found] == ["compiled_fused_optimizer"], text(found)
