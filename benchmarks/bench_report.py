@@ -1,6 +1,6 @@
 """The one-file report of the GPT-2 log against tlparse: time and peak memory (issue 34).
 
-    python benchmarks/bench_report.py [--runs 9] [--before REV]
+    python benchmarks/bench_report.py [--runs 9] [--before REV] [--log LOG]
 
 Each run, in turn and in a fresh process: `tlparse LOG -o DIR --no-browser --overwrite`, then
 `compilescope report LOG -o out.html` (the console script), and with --before the same command
@@ -77,6 +77,11 @@ def main() -> None:
         help="a log of this many copies of the GPT-2 log, frame ids shifted (5: the issue's "
         "13.7 MB single-rank log); 1: the fixture as it is",
     )  # fmt: skip
+    parser.add_argument(
+        "--log", type=Path,
+        help="another TORCH_TRACE log (.log or .log.gz), read by both tools instead of GPT-2's "
+        "(gpu_results/resnet18_h200.log.gz: a CNN's, from gpu_cnn_log.py)",
+    )  # fmt: skip
     args = parser.parse_args()
 
     tlparse = _tool("tlparse")
@@ -84,7 +89,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         log = tmp_path / "gpt2.log"
-        if args.copies > 1:
+        if args.log is not None:
+            data = args.log.read_bytes()
+            log.write_bytes(gzip.decompress(data) if args.log.suffix == ".gz" else data)
+        elif args.copies > 1:
             sys.path.insert(0, str(Path(__file__).parent))
             from bench_big_logs import make_big_log
 
@@ -129,6 +137,7 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0))
     print(f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, ")
     what = f"{args.copies} copies of the GPT-2 log" if args.copies > 1 else "GPT-2 log"
+    what = args.log.name if args.log is not None else what
     print(f"{version.strip()}, {time.strftime('%Y-%m-%d')}; {what}, {size:.1f} MB")
     print(f"each figure: median (min-max) of {args.runs} runs, fresh processes, interleaved\n")
     print("| command | wall | CPU | peak RSS |")

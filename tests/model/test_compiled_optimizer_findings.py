@@ -69,6 +69,7 @@ def test_a_compiled_fused_step_is_one_finding_with_its_own_fix(loaded, registry)
     # Its cost is all of the optimizer's compiling, which the fix saves: every compile here.
     every = sum(c.compile_time_s or 0.0 for c in cap)
     assert every > 0 and f.cost.compile_s == pytest.approx(every)
+    assert f.compile_ids == tuple(str(c.id) for c in cap)  # the wrapper's, the resume functions'
     assert f.counts.eager_frames == 1
     # As plain data and back (the report and a saved capture carry it).
     assert type(f).from_dict(f.to_dict()) == f

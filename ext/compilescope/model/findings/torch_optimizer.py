@@ -50,12 +50,14 @@ def fused_update(texts: tuple[TorchText, ...], location: Place | None) -> str | 
 
 def compiled_fused_step(finding: Finding, update: str, capture: Capture) -> Finding:
     """A break finding of a compiled fused optimizer step, told as what it is: compiling the
-    step compiles nothing of the update, and the fix is to stop compiling it. Its counts and
-    compile ids stay the break's; its compile time is all that the fix saves: every frame of
+    step compiles nothing of the update, and the fix is to stop compiling it. Its counts stay
+    the break's; its compile ids and compile time are all that the fix saves: every frame of
     torch.optim that Dynamo compiled (the wrapper, `step`, the resume functions)."""
-    compile_s = sum(compile_seconds(c) for c in capture if in_torch_optim(c.frame.place))
+    optimizer = [c for c in capture if in_torch_optim(c.frame.place)]
+    compile_s = sum(compile_seconds(c) for c in optimizer)
     return replace(
         finding,
+        compile_ids=tuple(str(c.id) for c in optimizer) or finding.compile_ids,
         kind="compiled_fused_optimizer",
         key=f"compiled_fused_optimizer:{update}",
         cost=replace(
