@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compilescope.model.timing import GraphTiming, KernelTiming, Sample, Timings
 from compilescope.trace.output_code import split_output_code
-from compilescope.views.view_data import _peak_text
+from compilescope.views.timing_data import peak_text
 
 TRITON_MODULE = """
 # AOT ID: ['0_forward']
@@ -49,6 +49,6 @@ def test_kernel_time_above_the_graph_time_shows_no_negative_gap():
 
 def test_peak_memory_not_measured_is_said_not_zero():
     g = GraphTiming("0/0", "timed", sample(1.0), sample(0.5))
-    assert "not measured" in _peak_text(g)
+    assert "not measured" in peak_text(g)
     measured = GraphTiming("0/0", "timed", sample(1.0), sample(0.5), "", 4096, 2048)
-    assert "eager 4.0 KiB" in _peak_text(measured) and "compiled 2.0 KiB" in _peak_text(measured)
+    assert "eager 4.0 KiB" in peak_text(measured) and "compiled 2.0 KiB" in peak_text(measured)

@@ -7,7 +7,7 @@ post-grad nodes and provenance lines, and the names that the forward and backwar
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..common import PARTITION, SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
@@ -18,21 +18,7 @@ from ..model.place import Place
 from .explorer.data import explorer_payload
 from .explorer.module_groups import infer_paths
 from .partition_view import partition_data
-
-if TYPE_CHECKING:
-    # Measured times only (live captures): a log's report (issue 34) does not import them.
-    from ..model.timing import GraphTiming, RealSteps, Sample
-
-
-def _sample(sample: Sample | None) -> dict[str, Any] | None:
-    if sample is None:
-        return None
-    return {
-        "median": sample.median_s,
-        "min": sample.min_s,
-        "max": sample.max_s,
-        "n": sample.repeats,
-    }
+from .timing_data import graph_timing_data, real_steps_data, sample_data
 
 
 def partition_graph(
@@ -90,15 +76,6 @@ def _renamed(
     )
 
 
-def _peak_text(g: GraphTiming) -> str:
-    if g.eager_peak_bytes is None or g.compiled_peak_bytes is None:
-        return "peak memory: not measured"
-    return (
-        f"peak memory of one run: eager {human_bytes(g.eager_peak_bytes)},"
-        f" compiled {human_bytes(g.compiled_peak_bytes)}"
-    )
-
-
 def _loc(loc: Place | None) -> list[str | int] | None:
     return [loc.file, loc.line] if loc else None
 
@@ -151,7 +128,7 @@ def _kernels(c: Compile, capture: Capture) -> list[dict[str, Any]]:
                     "lines": [_loc(s) for s in k.source_lines],
                     # frames inside installed libraries: the kernel table folds them away
                     "lib": [bool(s and is_library(s.file)) for s in k.source_lines],
-                    "time": _sample(t.time) if t else None,
+                    "time": sample_data(t.time) if t else None,
                     "calls_per_run": t.calls_per_run if t else None,
                     "bytes": k.bytes_moved or (t.bytes_per_call if t else None),
                     "ir": k.ir,
@@ -293,34 +270,6 @@ def _saved(c: Compile) -> list[dict[str, Any]]:
     ]
 
 
-def _graph_timing(c: Compile, capture: Capture) -> dict[str, Any] | None:
-    """The compile id's graph re-run alone, eager vs compiled, forward and backward."""
-    if not capture.timings:
-        return None
-    g = next((g for g in capture.timings.graphs if g.compile_id == str(c.id)), None)
-    if g is None:
-        return None
-    cid = str(c.id)
-    return {
-        "what": g.what,
-        "eager": _sample(g.eager),
-        "compiled": _sample(g.compiled),
-        "speedup": g.speedup,
-        "note": g.note,
-        "kernel_sum": capture.timings.kernel_sum_s(cid),
-        "gap": capture.timings.gap_text(cid, g.compiled.median_s) if g.compiled else "",
-        "memory": _peak_text(g),
-        "eager_backward": _sample(g.eager_backward),
-        "compiled_backward": _sample(g.compiled_backward),
-        "backward_speedup": g.backward_speedup,
-        "step": g.step_s(),
-        "eager_step": g.step_s("eager"),
-        "backward_gap": capture.timings.gap_text(cid, g.compiled_backward.median_s, "backward")
-        if g.compiled_backward
-        else "",
-    }
-
-
 def _symbols(c: Compile) -> list[dict[str, Any]]:
     if not c.symbols:
         return []
@@ -348,7 +297,7 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict[str, Any]]) -> 
     kernels = _kernels(c, capture)
     stages = _stages(c, kernels, graphs)
     saved = _saved(c)
-    timing = _graph_timing(c, capture)
+    timing = graph_timing_data(c, capture)
     partition = c.partition
     f = c.frame
     return {
@@ -459,31 +408,3 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict[str
 
         data["diff"] = diff_data(diff(before, capture))
     return data
-
-
-def real_steps_data(real: RealSteps | None) -> dict[str, Any] | None:
-    """The user's own steps for the Timings tab: wall per step and its split, in seconds."""
-    if real is None:
-        return None
-    graphs = [{"compile_id": g.compile_id, "role": g.role, "s": g.seconds, "kernels": g.kernels}
-              for g in real.graphs]  # fmt: skip
-    return {
-        "device": real.device,
-        "compiled": _sample(real.compiled),
-        "eager": _sample(real.eager),
-        "speedup": real.speedup,
-        "split_wall": _sample(real.split_wall),
-        "busy_s": real.busy_s,
-        "graphs": graphs,
-        "graphs_s": real.graphs_s,
-        "outside_graphs_s": real.outside_graphs_s,
-        "between_s": real.between_s,
-        "note": real.note,
-        # Parts of the step outside the graphs, measured on their own: eager optimizer steps,
-        # and the gaps between consecutive graphs (where a graph break split a frame).
-        "optimizer_s": real.optimizer_s,
-        "gaps": [
-            {"before": g.before, "after": g.after, "role": g.role, "s": g.seconds}
-            for g in sorted(real.gaps, key=lambda g: -g.seconds)
-        ],
-    }
