@@ -147,3 +147,35 @@ def compiled_fused_step() -> None:
 
 WORKLOADS["compiled_foreach_step"] = compiled_foreach_step
 WORKLOADS["compiled_fused_step"] = compiled_fused_step
+
+
+def compiled_momentum_step() -> None:
+    """A foreach SGD with momentum, its step compiled: torch.optim makes the momentum buffers at
+    the first step, so the step compiles without them and again with them."""
+    torch.manual_seed(0)
+    model = TinyMLP()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9, foreach=True)
+    step = torch.compile(opt.step)
+    for _ in range(3):
+        model(torch.randn(4, 16)).sum().backward()
+        step()
+        opt.zero_grad()
+
+
+WORKLOADS["compiled_momentum_step"] = compiled_momentum_step
+
+
+def compiled_fused_momentum_step() -> None:
+    """A fused SGD with momentum, its step compiled: it runs eagerly, and torch.optim's own
+    frames around the fused update recompile once the momentum buffers exist."""
+    torch.manual_seed(0)
+    model = TinyMLP()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9, fused=True)
+    step = torch.compile(opt.step)
+    for _ in range(3):
+        model(torch.randn(4, 16)).sum().backward()
+        step()
+        opt.zero_grad()
+
+
+WORKLOADS["compiled_fused_momentum_step"] = compiled_fused_momentum_step

@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 from compilescope.model.findings.ranked import findings, text
 from compilescope.model.findings.torch_hints import torch_texts
-from compilescope.model.findings.torch_optimizer import deliberate_break, in_torch_optim
+from compilescope.model.findings.torch_optimizer import (
+    deliberate_break,
+    in_torch_optim,
+    state_recompile,
+)
 from compilescope.model.place import Place
 from compilescope.trace import graph_break_registry
 
@@ -78,3 +82,43 @@ def test_a_compiled_fused_step_is_one_finding_with_its_own_fix(loaded, registry)
 def test_without_the_registry_the_message_is_enough(loaded):
     found = findings(loaded("compiled_fused_step"), None)
     assert [f.kind for f in found] == ["compiled_fused_optimizer"], text(found)
+
+
+def test_a_recompile_for_the_optimizers_first_state_says_so_with_its_fix(loaded, registry):
+    cap = loaded("compiled_momentum_step")
+    found = findings(cap, registry)
+    (f,) = [f for f in found if f.kind == "recompile"]
+    assert "recompiles once" in f.what and "momentum buffers" in f.what
+    assert "self.state" in f.what  # the guard as torch wrote it
+    assert f.user is not None and f.user.code == "step()"
+    assert f.at is not None and f.at.file.endswith("torch/optim/sgd.py")
+    (fix,) = f.fixes
+    assert fix.kind == "code" and fix.where == f.user and "opt.step()" in fix.change
+    # Its cost: the recompile's own compile time, which the fix saves.
+    (again,) = [c for c in cap if c.recompile_reasons]
+    assert f.compile_ids == (str(again.id),) and f.cost.compile_s == pytest.approx(
+        again.compile_time_s
+    )
+
+
+def test_only_torch_optims_state_guards_get_that_fix():
+    guard = "len(self.state[list(dict.keys(self.state))[0]]) != 0"
+    optim = Place("/x/site-packages/torch/optim/sgd.py", 105)
+    assert state_recompile(guard, optim)
+    assert state_recompile("momentum_buffer_list[0] is None", optim)
+    assert not state_recompile(guard, Place("/home/me/my_optimizer.py", 20))
+    assert not state_recompile("tensor 'x' size mismatch at index 0", optim)
+
+
+def test_a_compiled_fused_step_folds_torch_optims_recompiles_into_its_finding(loaded, registry):
+    cap = loaded("compiled_fused_momentum_step")
+    again = [c for c in cap if c.recompile_reasons]
+    # The log has the recompile: SGD's functional `sgd` again once the momentum buffers exist.
+    assert again and all("momentum_buffer" in c.recompile_reasons[0] for c in again)
+    found = findings(cap, registry)
+    assert [f.kind for f in found] == ["compiled_fused_optimizer"], text(found)
+    (f,) = found
+    assert "`_fused_sgd`" in f.what
+    # ... its compile ids and compile time are the fused finding's: stopping compiling saves them.
+    assert {str(c.id) for c in again} <= set(f.compile_ids)
+    assert f.cost.compile_s == pytest.approx(sum(c.compile_time_s or 0.0 for c in cap))

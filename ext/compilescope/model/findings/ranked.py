@@ -18,6 +18,7 @@ from .perf import (
 from .recompiles import failure_findings, limit_findings, recompile_findings
 from .speed import speed_findings
 from .torch_hints import Registry
+from .torch_optimizer import in_torch_optim
 
 # How much a kind matters before its numbers: a frame left uncompiled outweighs a graph break,
 # which outweighs a recompile; measured costs are added on top (see `score`).
@@ -112,6 +113,10 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
         *compile_time_findings(capture),
         *speed_findings(capture),
     ]
+    if any(f.kind == "compiled_fused_optimizer" for f in found):
+        # Its cost holds every compile of torch.optim's frames, their recompiles included, and
+        # its fix (stop compiling the step) removes them: one cause, one finding.
+        found = [f for f in found if not (f.kind == "recompile" and in_torch_optim(f.at))]
     if any(f.kind == "fp32_matmul" for f in found):
         # The same matmuls' time, and the cheaper remedy first: TF32 is one setting, no compile
         # cost; max-autotune is worth measuring after it (a ViT on an H100: 1.8x from TF32).

@@ -12,6 +12,7 @@ from ..place import Place
 from .parts import Cost, Counts, Finding, Fix, Setting
 from .places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
 from .torch_hints import Registry, hint_fixes, torch_texts
+from .torch_optimizer import first_step_eagerly, state_recompile, state_recompile_what
 
 # "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6": the compile id it failed
 # against, then the guard. Torch writes the values after the guard; grouping leaves them out.
@@ -59,10 +60,15 @@ def recompile_findings(capture: Capture) -> list[Finding]:
                 f"`{frame.function or '?'}` recompiles when dim {size['dim']} of "
                 f"`{size['name']}` changes" + (f" ({', '.join(seen)})" if seen else "")
             )
+        fixes = guard_fixes(guard, user)
+        what += "."
+        if state_recompile(guard, frame.place):
+            what = state_recompile_what(frame.function or "?", _short(guard))
+            fixes = (first_step_eagerly(user),)
         found.append(
             Finding(
                 kind="recompile",
-                what=what + ".",
+                what=what,
                 key=f"recompile:{frame.function}@{frame.file}:{frame.line}:{guard}",
                 user=user,
                 at=at,
@@ -72,7 +78,7 @@ def recompile_findings(capture: Capture) -> list[Finding]:
                     compile_s=sum(compile_seconds(c) for c, _ in items) or None,
                     note="compile time of the recompiles (forward and backward)",
                 ),
-                fixes=guard_fixes(guard, user),
+                fixes=fixes,
             )
         )
     return found

@@ -88,3 +88,38 @@ def compiled_fused_step(finding: Finding, update: str, capture: Capture) -> Find
             ),
         ),
     )
+
+
+# A guard on the optimizer's state: torch.optim makes it (momentum buffers, moving averages) at
+# the first step, so a compiled step compiles once without it and once with it. Seen: SGD's
+# `len(self.state[...]) != 0` (foreach, torch 2.13) and `momentum_buffer_list[0] is None`
+# (fused, torch 2.11).
+_STATE_GUARD = re.compile(r"\bself\.state\b|\bmomentum_buffer")
+
+
+def state_recompile(guard: str, frame: Place | None) -> bool:
+    """A recompile of torch.optim's own code because the optimizer's state now exists."""
+    return in_torch_optim(frame) and _STATE_GUARD.search(guard) is not None
+
+
+def state_recompile_what(function: str, guard: str) -> str:
+    """What a state recompile is, in words (the guard as torch wrote it, shortened)."""
+    return (
+        f"`{function}` recompiles once: torch.optim makes the optimizer's state (momentum "
+        f"buffers, moving averages) at the first step, so the compiled step compiles without it "
+        f"and again with it (`{guard}` failed)."
+    )
+
+
+def first_step_eagerly(where: Place | None) -> Fix:
+    """The fix of a state recompile: the state made before the first compile."""
+    return Fix(
+        "code",
+        "take the first step eagerly",
+        change="call `opt.step()` for the first step and the compiled step from the second on: "
+        "the state then exists at the first compile, and the step compiles once",
+        where=where,
+        tradeoff="the first step runs uncompiled; saves this recompile's compile time (a "
+        "compiled foreach SGD step with momentum then compiled once, on a CPU)",
+        source="compilescope",
+    )
