@@ -179,3 +179,22 @@ def compiled_fused_momentum_step() -> None:
 
 
 WORKLOADS["compiled_fused_momentum_step"] = compiled_fused_momentum_step
+
+
+def compiled_step_lr_schedule() -> None:
+    """An AdamW with a warm-up LR scheduler, its step compiled: the scheduler changes the rate
+    the compiled step holds as a constant (a recompile), and wraps the step in a function of a
+    file Dynamo skips (torch's own break)."""
+    torch.manual_seed(0)
+    model = TinyMLP()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, (step + 1) / 5))
+    step = torch.compile(opt.step)
+    for _ in range(4):
+        model(torch.randn(4, 16)).sum().backward()
+        step()
+        schedule.step()
+        opt.zero_grad()
+
+
+WORKLOADS["compiled_step_lr_schedule"] = compiled_step_lr_schedule

@@ -4,6 +4,8 @@ From logs torch 2.13 wrote for tests/workloads.py's compiled_*_step workloads.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from compilescope.model.findings.ranked import findings, text
 from compilescope.model.findings.torch_hints import torch_texts
@@ -13,7 +15,10 @@ from compilescope.model.findings.torch_optimizer import (
     state_recompile,
 )
 from compilescope.model.place import Place
+from compilescope.model.timing import OptimizerSeen, RealSteps, Sample, Timings
 from compilescope.trace import graph_break_registry
+
+BREAKS = ("graph_break", "eager_frame", "data_dependent")
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +127,41 @@ def test_a_compiled_fused_step_folds_torch_optims_recompiles_into_its_finding(lo
     # ... its compile ids and compile time are the fused finding's: stopping compiling saves them.
     assert {str(c.id) for c in again} <= set(f.compile_ids)
     assert f.cost.compile_s == pytest.approx(sum(c.compile_time_s or 0.0 for c in cap))
+
+
+def test_an_lr_recompile_says_so_and_offers_the_rate_in_a_tensor(loaded, registry):
+    cap = loaded("compiled_step_lr_schedule")
+    found = findings(cap, registry)
+    (f,) = [f for f in found if f.kind == "recompile"]
+    assert "learning rate changes" in f.what and "['lr']" in f.what
+    assert f.user is not None and f.user.code == "step()"
+    (fix,) = f.fixes
+    assert fix.title == "keep the learning rate in a tensor" and "lr=torch.tensor(" in fix.change
+    assert fix.where == f.user  # a log does not say where the optimizer is built
+    # The scheduler's own break (Dynamo skips lr_scheduler.py's wrapper of the step) is torch's:
+    # the log has it, and no finding tells the user to "avoid calling `AdamW.step`".
+    skipped = [b for b in _records(cap) if "marked as skipped" in (b.text or b.reason)]
+    assert skipped and "lr_scheduler.py" in (skipped[0].text or skipped[0].reason)
+    assert [f.kind for f in found if f.kind in BREAKS] == [], text(found)
+    assert "Avoid calling" not in text(found)
+
+
+def test_an_lr_recompile_points_at_the_line_that_builds_the_optimizer_when_seen(loaded):
+    seen = OptimizerSeen("AdamW", 4, None, None, True, "/home/me/train.py", 7, "opt = AdamW(...)")
+    real = RealSteps(device="cpu", compiled=Sample(0.01, 0.01, 0.01, 10), optimizers=(seen,))
+    cap = replace(loaded("compiled_step_lr_schedule"), timings=Timings("cpu", real_steps=real))
+    (f,) = [f for f in findings(cap) if f.kind == "recompile"]
+    (fix,) = f.fixes
+    assert fix.where is not None and (fix.where.file, fix.where.line) == ("/home/me/train.py", 7)
+    assert "torch.optim.AdamW(..., lr=torch.tensor(3e-4))" in fix.change
+
+
+def test_only_an_lr_schedulers_skipped_wrapper_is_torchs_own(loaded, registry):
+    cap = loaded("compiled_step_lr_schedule")
+    brk = next(b for b in _records(cap) if "marked as skipped" in (b.text or b.reason))
+    texts = torch_texts(brk.text or brk.reason, registry)
+    assert deliberate_break(texts, brk.location)
+    # The same break where the skipped file is not torch.optim's (user code calling a function
+    # Dynamo skips) is the user's to see.
+    other = (brk.text or brk.reason).replace("torch/optim/lr_scheduler.py", "mylib/sched.py")
+    assert not deliberate_break(torch_texts(other, registry), brk.location)

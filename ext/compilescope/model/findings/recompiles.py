@@ -12,7 +12,14 @@ from ..place import Place
 from .parts import Cost, Counts, Finding, Fix, Setting
 from .places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
 from .torch_hints import Registry, hint_fixes, torch_texts
-from .torch_optimizer import first_step_eagerly, state_recompile, state_recompile_what
+from .torch_optimizer import (
+    first_step_eagerly,
+    lr_in_a_tensor,
+    lr_recompile,
+    lr_recompile_what,
+    state_recompile,
+    state_recompile_what,
+)
 
 # "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6": the compile id it failed
 # against, then the guard. Torch writes the values after the guard; grouping leaves them out.
@@ -65,6 +72,10 @@ def recompile_findings(capture: Capture) -> list[Finding]:
         if state_recompile(guard, frame.place):
             what = state_recompile_what(frame.function or "?", _short(guard))
             fixes = (first_step_eagerly(user),)
+        elif lr_recompile(guard, frame.place):
+            what = lr_recompile_what(frame.function or "?", _short(guard))
+            built, name = _optimizer_line(capture)
+            fixes = (lr_in_a_tensor(built or user, name),)
         found.append(
             Finding(
                 kind="recompile",
@@ -82,6 +93,17 @@ def recompile_findings(capture: Capture) -> list[Finding]:
             )
         )
     return found
+
+
+def _optimizer_line(capture: Capture) -> tuple[Place | None, str]:
+    """Where the user's code builds the optimizer, and its class, when the real steps saw
+    exactly one (a log does not say)."""
+    real = capture.timings.real_steps if capture.timings else None
+    seen = [o for o in (real.optimizers if real else ()) if o.file and o.line]
+    if len(seen) != 1:
+        return None, seen[0].name if len({o.name for o in seen}) == 1 else ""
+    o = seen[0]
+    return Place(o.file, o.line, code=o.code, cell=capture.cells.get(o.file)), o.name
 
 
 def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
