@@ -1,6 +1,6 @@
-"""A compiled optimizer step with momentum: its first step eagerly or compiled, on a GPU.
+"""A compiled optimizer step on a GPU: its first step eagerly or not; its learning rate a tensor or not.
 
-    PYTHONPATH=ext:benchmarks python benchmarks/gpu_first_step.py OUT [--pairs 2]
+    PYTHONPATH=ext:benchmarks python benchmarks/gpu_first_step.py OUT [--pairs 2] [--study lr]
 
 What the `recompile` finding's fix "take the first step eagerly" saves, measured: torch.optim
 makes SGD's momentum buffers at the first step, so `torch.compile(opt.step)` compiles the step
@@ -12,6 +12,11 @@ alternating: "compiled_first" (every step through the compiled step) and "eager_
 `compilescope.capturing()` and records the compile ids of torch.optim's frames with their
 compile time, every compile's time, the wall of the first two steps, the real steps' compiled
 median and the findings. Writes OUT/first_step.json.
+
+`--study lr`: what the LR recompile finding's fix, "keep the learning rate in a tensor", saves.
+The same two loops with AdamW and a warm-up scheduler (LambdaLR, 10 steps) stepped after each
+optimizer step; arms "float_lr" (`lr=3e-4`) and "tensor_lr" (`lr=torch.tensor(3e-4)`), the
+first step compiled in both. Writes OUT/lr.json.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 STEPS = 40
 LOOPS = ("resnet18", "gpt2")
 ARMS = ("compiled_first", "eager_first")
+LR_ARMS = ("float_lr", "tensor_lr")
 
 
 def worker(loop: str, arm: str, out: Path) -> None:
@@ -54,7 +60,13 @@ def worker(loop: str, arm: str, out: Path) -> None:
         def loss():
             return compiled(input_ids=ids, labels=ids).loss
 
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9, foreach=True)
+    schedule = None
+    if arm in LR_ARMS:
+        lr = torch.tensor(3e-4) if arm == "tensor_lr" else 3e-4
+        opt = torch.optim.AdamW(model.parameters(), lr=lr)
+        schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 10))
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9, foreach=True)
     opt_step = torch.compile(opt.step)
     walls = []
     with compilescope.capturing() as cap:
@@ -62,6 +74,8 @@ def worker(loop: str, arm: str, out: Path) -> None:
             start = time.perf_counter()
             loss().backward()
             (opt.step if arm == "eager_first" and i == 0 else opt_step)()
+            if schedule is not None:
+                schedule.step()
             opt.zero_grad(set_to_none=True)
             if i < 2:
                 torch.cuda.synchronize()
@@ -86,6 +100,8 @@ def worker(loop: str, arm: str, out: Path) -> None:
             for c in optim
         ],  # fmt: skip
         "optim_compile_s": sum(compile_seconds(c) for c in optim),
+        "recompiles": [str(c.id) for c in capture if c.recompile_reasons],
+        "eager_frames": [str(c.id) for c in capture if c.failure or "eager" in c.status],
         "compile_total_s": sum(compile_seconds(c) for c in capture),
         "compiled_s": real.compiled.median_s if real else None,
         "findings": [
@@ -107,16 +123,19 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--deadline", type=float, default=520.0)
     parser.add_argument("--worker", nargs=3, metavar=("LOOP", "ARM", "FILE"))
+    parser.add_argument("--study", choices=("first_step", "lr"), default="first_step")
     args = parser.parse_args()
     if args.worker:
         worker(args.worker[0], args.worker[1], Path(args.worker[2]))
         return
     args.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp())
+    arms = LR_ARMS if args.study == "lr" else ARMS
+    name = "lr.json" if args.study == "lr" else "first_step.json"
     start, runs, errors = time.time(), [], []
     for pair in range(args.pairs):
         for loop in LOOPS:
-            for arm in ARMS if pair % 2 == 0 else ARMS[::-1]:
+            for arm in arms if pair % 2 == 0 else arms[::-1]:
                 if time.time() - start > args.deadline:
                     break
                 file = scratch / f"{loop}_{arm}_{pair}.json"
@@ -138,11 +157,11 @@ def main() -> None:
                     (args.out / "errors.txt").write_text("\n".join(errors))
                     continue
                 runs.append(json.loads(file.read_text()))
-                (args.out / "first_step.json").write_text(json.dumps({"runs": runs}, indent=1))
+                (args.out / name).write_text(json.dumps({"runs": runs}, indent=1))
                 r = runs[-1]
                 print(loop, arm, pair, f"optim {r['optim_compile_s']:.1f} s", flush=True)
     for loop in LOOPS:
-        for arm in ARMS:
+        for arm in arms:
             got = [r for r in runs if r["loop"] == loop and r["arm"] == arm]
             if got:
                 optim = statistics.median(r["optim_compile_s"] for r in got)

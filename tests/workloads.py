@@ -198,3 +198,13 @@ def compiled_step_lr_schedule() -> None:
 
 
 WORKLOADS["compiled_step_lr_schedule"] = compiled_step_lr_schedule
+
+
+def compiled_step_lr_limit() -> None:
+    """The LR-scheduled compiled step with a recompile limit of 1: the recompile for the new
+    rate hits the limit, as torch 2.11 on a GPU does after 8 (the step then runs eagerly)."""
+    with torch._dynamo.config.patch(recompile_limit=1):
+        compiled_step_lr_schedule()
+
+
+WORKLOADS["compiled_step_lr_limit"] = compiled_step_lr_limit

@@ -152,6 +152,12 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
         value = int(next(g for g in limit.groups() if g)) if limit else None
         guards = [guard_of(r) for c in hits for r in c.recompile_reasons]
         fixes = guard_fixes(guards[0], user) if guards else ()
+        # The rate a scheduler changes, held as a constant: raising the limit only compiles
+        # the step once per rate; the rate in a tensor compiles it once.
+        lr = any(lr_recompile(g, frame.place) for g in guards)
+        if lr:
+            built, name = _optimizer_line(capture)
+            fixes = (lr_in_a_tensor(built or user, name),)
         if value is not None:
             raised = Setting("torch._dynamo.config.recompile_limit", "set", value * 4)
             fixes += (
@@ -169,6 +175,7 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 what=f"`{frame.function or '?'}` hit the recompile limit"
                 + (f" ({value})" if value is not None else "")
                 + (f" after `{_short(guards[0])}` kept failing" if guards else "")
+                + (" (the learning rate, which a scheduler changes)" if lr else "")
                 + "; calls past it run eagerly.",
                 key=f"recompile_limit:{frame.function}@{frame.file}:{frame.line}",
                 user=user,
