@@ -208,3 +208,57 @@ def compiled_step_lr_limit() -> None:
 
 
 WORKLOADS["compiled_step_lr_limit"] = compiled_step_lr_limit
+
+
+class Block(torch.nn.Module):
+    """A residual block as torchvision's ResNet writes it (conv, norm, relu, conv, norm, add)."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(channels)
+        self.relu = torch.nn.ReLU()
+        self.conv2 = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        identity = x
+        out = self.conv1(x)
+        out = self.bn1(out)
+        out = self.relu(out)
+        out = self.conv2(out)
+        out = self.bn2(out)
+        out += identity
+        return self.relu(out)
+
+
+class SmallResNet(torch.nn.Module):
+    """A ResNet's shape at toy size: a stem, two residual blocks, pooling, a linear head."""
+
+    def __init__(self, channels: int = 8) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, channels, 3, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(channels)
+        self.relu = torch.nn.ReLU()
+        self.maxpool = torch.nn.MaxPool2d(2)
+        self.layer1 = torch.nn.Sequential(Block(channels), Block(channels))
+        self.fc = torch.nn.Linear(channels, 4)
+
+    def forward(self, x):
+        x = self.conv1(x)
+        x = self.bn1(x)
+        x = self.relu(x)
+        x = self.maxpool(x)
+        x = self.layer1(x)
+        return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def small_resnet() -> None:
+    """A training step of SmallResNet compiled, as a plain log has it (no module stacks in the
+    AOTAutograd graphs: the explorer infers them)."""
+    torch.manual_seed(0)
+    model = torch.compile(SmallResNet())
+    model(torch.randn(2, 3, 8, 8)).sum().backward()
+
+
+WORKLOADS["small_resnet"] = small_resnet

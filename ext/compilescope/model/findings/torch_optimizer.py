@@ -53,8 +53,10 @@ def deliberate_break(texts: tuple[TorchText, ...], location: Place | None) -> bo
         return in_torch_optim(location)
     if _is(first, _SKIPPED_CALL):
         skipped = _SKIPPED_FILE.search(f"{first.explanation}\n{first.context}")
-        path = skipped and (skipped.group(1) or skipped.group(2)).strip()
-        return bool(path) and path.replace("\\", "/").endswith("torch/optim/lr_scheduler.py")
+        if skipped is None:
+            return False
+        path = (skipped.group(1) or skipped.group(2) or "").strip().replace("\\", "/")
+        return path.endswith("torch/optim/lr_scheduler.py")
     return False
 
 

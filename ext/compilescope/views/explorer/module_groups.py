@@ -4,9 +4,11 @@ AOTAutograd and Inductor graphs name their inputs `primals_3` or `arg3_1`, and a
 module stack for them; but the Dynamo graph of the same compile names every parameter input
 (`l_self_modules_transformer_modules_h_modules_0_modules_attn_..._weight_`, read as the module
 path `transformer.h.0.attn.c_attn`), in the same order. So: inputs take the path of the Dynamo
-input at their position, every other node the path of what it reads (a parameter first, else its
-latest input), and graphs that share node names (forward, backward, post-grad) share the paths.
-Where no parameter says anything, the `# File:` comments do: the user function a node came from.
+input at their position, every other node the path of what it reads (a parameter first), else
+of the module its `# File:` line calls in the Dynamo graph (a batch norm's statistics, which
+read only the convolution before them), else of the latest value it reads; graphs that share
+node names (forward, backward, post-grad) share the paths. Where none of that says anything,
+the `# File:` comments name the user function a node came from.
 
 Graphs that do log paths (a live capture's backward: AOTAutograd copies the forward's module
 stack into the nodes that differentiate it) still leave autograd's own nodes without one: the
@@ -37,12 +39,48 @@ def _has_paths(graph: Graph) -> bool:
     return bool(computing) and sum(bool(n.module_path) for n in computing) * 2 >= len(computing)
 
 
-def propagate(nodes: Sequence[Node], known: dict[str, str]) -> list[str | None]:
-    """A path for each node: its own, a known one by name, else what it reads (parameters first)."""
+# (file, line) -> the module paths the Dynamo graph's nodes of that source line have, in order:
+# one for a line of the model's own forward (`x = self.bn1(x)`), one per block for a line of a
+# block's forward (`out = self.bn1(out)`: layer1.0.bn1, layer1.1.bn1, ...).
+LinePaths = dict[tuple[str, int], list[str]]
+
+
+def line_paths(nodes: Sequence[Node], paths: Sequence[str | None]) -> LinePaths:
+    """Each source line's module paths in `nodes` (a Dynamo graph's, with its paths)."""
+    out: LinePaths = {}
+    for n, path in zip(nodes, paths, strict=True):
+        if path and n.source and n.op not in ("placeholder", "get_attr", "output"):
+            found = out.setdefault((n.source.file, n.source.line), [])
+            if path not in found:
+                found.append(path)
+    return out
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading parts two module paths share (`layer1.0.conv1`, `layer1.0.bn1`: 2)."""
+    count = 0
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def propagate(
+    nodes: Sequence[Node], known: dict[str, str], lines: LinePaths | None = None
+) -> list[str | None]:
+    """A path for each node: its own, a known one by name, else what it reads: a parameter
+    first; else the module its source line calls in the Dynamo graph (`lines`), the one nearest
+    what it reads where the line runs in many blocks; else what it reads last computed. A batch
+    norm's decomposed ops (var_mean, rsqrt) read only the convolution before it: by the line
+    they are the norm's; a residual add reads its block's last op and the block's input: it is
+    the block's, not the one before."""
     paths: dict[str, str | None] = {}
     params = set()
+    position: dict[str, int] = {}
     out = []
-    for n in nodes:
+    for index, n in enumerate(nodes):
+        position[n.name] = index
         path = n.module_path or known.get(n.name)
         if n.op in ("placeholder", "get_attr"):
             if path:
@@ -50,8 +88,15 @@ def propagate(nodes: Sequence[Node], known: dict[str, str]) -> list[str | None]:
         elif not path and n.op != "output":
             read = [i for i in n.inputs if paths.get(i)]
             direct = [i for i in read if i in params]
-            pick = direct[-1] if direct else read[-1] if read else None
-            path = paths[pick] if pick else None
+            if direct:
+                path = paths[direct[-1]]
+            else:
+                latest = max(read, key=position.__getitem__) if read else None
+                path = paths[latest] if latest else None
+                called = lines.get((n.source.file, n.source.line)) if lines and n.source else None
+                if called and (len(called) == 1 or path):
+                    near = path or ""
+                    path = max(called, key=lambda c: _shared(c, near))  # first of the nearest
         paths[n.name] = path
         out.append(path if n.op != "output" else None)
     return out
@@ -163,6 +208,7 @@ def infer_paths(
     inputs = [n.module_path for n in dynamo.placeholders] if dynamo else []
     # Two name spaces: pre-grad graphs keep Dynamo's node names, post-grad ones AOTAutograd's.
     known: dict[str, dict[str, str]] = {"dynamo": {}, "aot": {}}
+    lines: LinePaths = {}  # the Dynamo graph's, once its paths are known
     out: dict[tuple[str, int], list[str | None]] = {}
     for kind in _INFERRED:
         if kinds is not None and kind not in kinds and kind not in _SOURCES:
@@ -182,7 +228,7 @@ def infer_paths(
                 if filled != paths:
                     out[(kind, number)] = paths = filled
             else:
-                paths = propagate(graph.nodes, names)
+                paths = propagate(graph.nodes, names, lines)
                 if sum(map(bool, paths)) * 2 < len(paths):
                     paths = _by_source(graph.nodes)
                 else:  # the rest by the user function they came from, e.g. `forward()`
@@ -196,4 +242,6 @@ def infer_paths(
                 for n, p in zip(graph.nodes, paths, strict=True):
                     if p:
                         known[space].setdefault(n.name, p)
+            if kind == "dynamo_output_graph" and not lines:
+                lines = line_paths(graph.nodes, paths)
     return out

@@ -1,0 +1,84 @@
+"""Module paths inferred for graphs a plain log prints without them (AOTAutograd's): a CNN's
+batch norms and residual adds land in their own modules, so the explorer's forward reads top to
+bottom in model order. From a log torch 2.13 wrote for tests/workloads.py's small_resnet."""
+
+from __future__ import annotations
+
+import pytest
+from compilescope.model.graph import Node
+from compilescope.model.place import Place
+from compilescope.views.explorer.module_groups import infer_paths, line_paths, propagate, sides
+from compilescope.views.view_data import _SHOWN_KINDS
+
+
+@pytest.fixture(scope="module")
+def resnet(loaded):
+    cap = loaded("small_resnet")
+    c = next(c for c in cap if c.graph("aot_joint_graph"))
+    return c, infer_paths(c, _SHOWN_KINDS)
+
+
+def _op(node: Node) -> str:
+    return node.target.split(".")[-2] if node.target.count(".") > 1 else node.target
+
+
+@pytest.mark.parametrize("kind", ["aot_joint_graph", "aot_forward_graph"])
+def test_a_batch_norms_statistics_are_the_norms(resnet, kind):
+    c, paths = resnet
+    graph = c.graph(kind)
+    assert not any(n.module_path for n in graph.nodes if n.op == "call_function")  # inferred
+    stats = [p for n, p in zip(graph.nodes, paths[(kind, 0)], strict=True) if _op(n) == "var_mean"]
+    # The stem's norm and both norms of both blocks; by what it reads, var_mean was the conv's.
+    assert len(stats) == 5
+    assert stats == ["bn1", "layer1.0.bn1", "layer1.0.bn2", "layer1.1.bn1", "layer1.1.bn2"]
+
+
+def test_a_residual_add_stays_in_its_block(resnet):
+    c, paths = resnet
+    graph = c.graph("aot_joint_graph")
+    adds = [
+        p
+        for n, p in zip(graph.nodes, paths[("aot_joint_graph", 0)], strict=True)
+        if n.source and n.source.code == "out += identity" and _op(n) == "add"
+    ]
+    # It reads the block's last norm and the block's input (the stem's, or the block before):
+    # it is its own block's, never the module its input came from.
+    assert len(adds) == 2
+    assert adds[0].startswith("layer1.0.") and adds[1].startswith("layer1.1.")
+
+
+def test_the_forward_half_runs_in_model_order(resnet):
+    # Every edge between the forward's top-level modules goes down the model: the layout keeps
+    # them all and draws the forward as one column (a cycle dropped edges and staggered it).
+    c, paths = resnet
+    graph = c.graph("aot_joint_graph")
+    path_of = dict(zip((n.name for n in graph.nodes), paths[("aot_joint_graph", 0)], strict=True))
+    half = dict(zip((n.name for n in graph.nodes), sides(graph.nodes), strict=True))
+    order = ["conv1", "bn1", "layer1", "fc"]
+    edges = set()
+    for n in graph.nodes:
+        for name in n.inputs:
+            if half.get(name) == half[n.name] == "forward" and path_of[name] and path_of[n.name]:
+                a, b = path_of[name].split(".")[0], path_of[n.name].split(".")[0]
+                if a != b:
+                    edges.add((a, b))
+    assert edges, "the forward's modules are joined"
+    assert all(order.index(a) < order.index(b) for a, b in edges), sorted(edges)
+
+
+def test_a_line_of_many_blocks_takes_the_block_of_what_it_reads():
+    # Two blocks run the same source line; a node of that line reading block 1's conv is block 1's.
+    line = Place("/m/block.py", 7, "forward", "out = self.bn(out)")
+    lines = line_paths(
+        [Node("bn_a", "call_function", "f", source=line), Node("bn_b", "call_function", "f", source=line)],
+        ["blocks.0.bn", "blocks.1.bn"],
+    )  # fmt: skip
+    assert lines == {("/m/block.py", 7): ["blocks.0.bn", "blocks.1.bn"]}
+    nodes = [
+        Node("w", "placeholder", "w", module_path="blocks.1.conv"),
+        Node("conv", "call_function", "conv", ("w",)),
+        Node("stat", "call_function", "var_mean", ("conv",), source=line),
+    ]
+    assert propagate(nodes, {}, lines) == ["blocks.1.conv", "blocks.1.conv", "blocks.1.bn"]
+    # Without the line, what it reads: the conv.
+    assert propagate(nodes, {})[-1] == "blocks.1.conv"
