@@ -85,6 +85,30 @@ def test_an_optimizer_below_the_shown_share_compiled_or_fused_is_not_a_finding(l
     assert "0.84x" in f.fixes[-1].tradeoff  # compiling the step: measured slower than fused
 
 
+def test_torchs_default_is_foreach_on_cuda_so_no_foreach_fix_there(loaded):
+    # AdamW built with torch's defaults (foreach=None): on CUDA that is the foreach step already
+    # (an AMP GPT-2 loop on an H100 offered "build it with foreach=True", which changes nothing).
+    default = replace(_adam(), foreach=None)
+    titles = {
+        device: [x.title for x in _optimizer(loaded, device, default).fixes]
+        for device in ("cuda:0", "cpu")
+    }
+    assert titles["cuda:0"] == ["a fused optimizer", "compile the optimizer step"]
+    assert titles["cpu"] == [
+        "a fused optimizer",
+        "a foreach optimizer",
+        "compile the optimizer step",
+    ]
+    # Built with foreach=False on CUDA, the foreach fix stays.
+    assert "a foreach optimizer" in [x.title for x in _optimizer(loaded, "cuda:0", _adam()).fixes]
+
+
+def _optimizer(loaded, device: str, seen: OptimizerSeen):
+    capture = _with_real(loaded("gpt2"), optimizer_s=0.011, optimizers=(seen,), device=device)
+    (f,) = [f for f in findings(capture) if f.kind == "eager_optimizer"]
+    return f
+
+
 def test_a_gpu_step_idle_between_kernels_is_launch_bound_with_cuda_graphs_first(loaded):
     kernels = tuple(
         KernelTiming("1/0_1", f"triton_poi_{i}", _sample(5e-6), 2.0, role="forward")
