@@ -122,81 +122,60 @@ class ConvBN(torch.nn.Module):
         return self.head(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
 
 
-def _compiled_optimizer_step(**flags: bool) -> None:
-    """Three training steps of an eager model with the optimizer's step compiled, as torch's
-    "compiling the optimizer" tutorial does (`torch.compile(opt.step)`)."""
+def _compiled_optimizer_step(
+    optimizer: type = torch.optim.Adam, steps: int = 3, warm_up: bool = False, **options: object
+) -> None:
+    """`steps` training steps of an eager model with the optimizer's step compiled, as torch's
+    "compiling the optimizer" tutorial does (`torch.compile(opt.step)`); `warm_up`: a LambdaLR
+    that raises the rate over 5 steps, stepped after each optimizer step."""
     torch.manual_seed(0)
     model = TinyMLP()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, **flags)
+    opt = optimizer(model.parameters(), **options)
+    schedule = None
+    if warm_up:
+        schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, (step + 1) / 5))
     step = torch.compile(opt.step)
-    for _ in range(3):
+    for _ in range(steps):
         model(torch.randn(4, 16)).sum().backward()
         step()
+        if schedule is not None:
+            schedule.step()
         opt.zero_grad()
 
 
 def compiled_foreach_step() -> None:
     """A foreach Adam's step compiled: torch breaks the graph in it on purpose (`_use_grad`)."""
-    _compiled_optimizer_step(foreach=True)
+    _compiled_optimizer_step(lr=1e-3, foreach=True)
 
 
 def compiled_fused_step() -> None:
     """A fused Adam's step compiled: torch never traces the fused kernel; the step runs eagerly."""
-    _compiled_optimizer_step(fused=True)
-
-
-WORKLOADS["compiled_foreach_step"] = compiled_foreach_step
-WORKLOADS["compiled_fused_step"] = compiled_fused_step
+    _compiled_optimizer_step(lr=1e-3, fused=True)
 
 
 def compiled_momentum_step() -> None:
     """A foreach SGD with momentum, its step compiled: torch.optim makes the momentum buffers at
     the first step, so the step compiles without them and again with them."""
-    torch.manual_seed(0)
-    model = TinyMLP()
-    opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9, foreach=True)
-    step = torch.compile(opt.step)
-    for _ in range(3):
-        model(torch.randn(4, 16)).sum().backward()
-        step()
-        opt.zero_grad()
-
-
-WORKLOADS["compiled_momentum_step"] = compiled_momentum_step
+    _compiled_optimizer_step(torch.optim.SGD, lr=1e-2, momentum=0.9, foreach=True)
 
 
 def compiled_fused_momentum_step() -> None:
     """A fused SGD with momentum, its step compiled: it runs eagerly, and torch.optim's own
     frames around the fused update recompile once the momentum buffers exist."""
-    torch.manual_seed(0)
-    model = TinyMLP()
-    opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9, fused=True)
-    step = torch.compile(opt.step)
-    for _ in range(3):
-        model(torch.randn(4, 16)).sum().backward()
-        step()
-        opt.zero_grad()
-
-
-WORKLOADS["compiled_fused_momentum_step"] = compiled_fused_momentum_step
+    _compiled_optimizer_step(torch.optim.SGD, lr=1e-2, momentum=0.9, fused=True)
 
 
 def compiled_step_lr_schedule() -> None:
     """An AdamW with a warm-up LR scheduler, its step compiled: the scheduler changes the rate
     the compiled step holds as a constant (a recompile), and wraps the step in a function of a
     file Dynamo skips (torch's own break)."""
-    torch.manual_seed(0)
-    model = TinyMLP()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, (step + 1) / 5))
-    step = torch.compile(opt.step)
-    for _ in range(4):
-        model(torch.randn(4, 16)).sum().backward()
-        step()
-        schedule.step()
-        opt.zero_grad()
+    _compiled_optimizer_step(torch.optim.AdamW, steps=4, warm_up=True, lr=1e-3)
 
 
+WORKLOADS["compiled_foreach_step"] = compiled_foreach_step
+WORKLOADS["compiled_fused_step"] = compiled_fused_step
+WORKLOADS["compiled_momentum_step"] = compiled_momentum_step
+WORKLOADS["compiled_fused_momentum_step"] = compiled_fused_momentum_step
 WORKLOADS["compiled_step_lr_schedule"] = compiled_step_lr_schedule
 
 
