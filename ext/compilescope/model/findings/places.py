@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..capture import Capture
 from ..compile import Compile, Frame
 from ..place import Place
 from .parts import is_library
+
+if TYPE_CHECKING:
+    from ..timing import OptimizerSeen  # measured times only: a log's report does not import it
 
 
 def place(loc: Place, capture: Capture, code: str = "") -> Place:
@@ -55,6 +59,13 @@ def split_places(
     user = user_loc(stack)
     at = place(location, capture, code) if location is not None else None
     return (place(user, capture) if user else None), at
+
+
+def optimizer_place(o: OptimizerSeen, cells: dict[str, int]) -> Place | None:
+    """The line of the user's code that builds an optimizer the real steps saw, when known."""
+    if not o.file or not o.line:
+        return None
+    return Place(o.file, o.line, code=o.code, cell=cells.get(o.file))
 
 
 def frame_places(frame: Frame, capture: Capture) -> tuple[Place | None, Place | None]:

@@ -10,7 +10,14 @@ from ..capture import Capture
 from ..compile import OWN_HOOK_STATUS, Compile
 from ..place import Place
 from .parts import Cost, Counts, Finding, Fix, Setting
-from .places import FrameKey, compile_seconds, frame_key, frame_of, frame_places
+from .places import (
+    FrameKey,
+    compile_seconds,
+    frame_key,
+    frame_of,
+    frame_places,
+    optimizer_place,
+)
 from .torch_hints import Registry, hint_fixes, torch_texts
 from .torch_optimizer import (
     first_step_eagerly,
@@ -102,8 +109,7 @@ def _optimizer_line(capture: Capture) -> tuple[Place | None, str]:
     seen = [o for o in (real.optimizers if real else ()) if o.file and o.line]
     if len(seen) != 1:
         return None, seen[0].name if len({o.name for o in seen}) == 1 else ""
-    o = seen[0]
-    return Place(o.file, o.line, code=o.code, cell=capture.cells.get(o.file)), o.name
+    return optimizer_place(seen[0], capture.cells), seen[0].name
 
 
 def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:

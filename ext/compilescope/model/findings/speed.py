@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 from ..capture import Capture
 from ..kernel_table import kernel_rows
-from ..place import Place
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
+from .places import optimizer_place
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
-    from ..timing import OptimizerSeen, RealSteps
+    from ..timing import RealSteps
 
 # Optimizers with a fused implementation (torch/optim: `_fused_*`; CUDA, and CPU since torch
 # 2.4 for Adam, AdamW, SGD and Adagrad).
@@ -42,12 +42,6 @@ def speed_findings(capture: Capture) -> list[Finding]:
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE]
 
 
-def _where(o: OptimizerSeen, cells: dict[str, int]) -> Place | None:
-    if not o.file or not o.line:
-        return None
-    return Place(o.file, o.line, code=o.code, cell=cells.get(o.file))
-
-
 def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     # A fused optimizer is no finding: its step is already one pass over all parameters, and
     # the one change left was measured not to help (speed zoo, GPT-2 and ResNet-18 on an
@@ -60,7 +54,7 @@ def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     wall = real.compiled.median_s
     share = real.optimizer_s / wall
     o = max(eager, key=lambda o: o.params)
-    where = _where(o, capture.cells)
+    where = optimizer_place(o, capture.cells)
     flags = f"foreach={o.foreach}, fused={o.fused}"
     default = " (torch's default: foreach on CUDA)" if o.foreach is None and not o.fused else ""
     what = (
