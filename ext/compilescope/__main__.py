@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             gc.disable()
         cap = open_capture(args.path)
         if args.command == "report":
-            code = _report(cap, args)
+            code = _report(cap, args, shared=argv is None)
             if argv is None:
                 _end_now(code)
             return code
@@ -261,12 +261,16 @@ def _report_pages(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(cap: Capture, args: argparse.Namespace) -> int:
-    from . import to_html
+def _report(cap: Capture, args: argparse.Namespace, shared: bool = False) -> int:
+    """The one-file report. `shared`: this process is the command, so the graphs' payloads
+    may be made with a forked helper (views/shared_drawing.py): the same page, sooner."""
+    from . import findings
+    from .views.report import write_report
 
     if args.world_size is not None:
         cap = replace(cap, world_size=args.world_size)
-    path = Path(to_html(cap, args.output or "compilescope_report.html")).resolve()
+    output = args.output or "compilescope_report.html"
+    path = write_report(cap, output, found=lambda: findings(cap), shared=shared).resolve()
     what = f"{len(cap.compiles)} compile ids"
     if cap.several_ranks:
         what += f"; ranks: {cap.compare_ranks().status}"

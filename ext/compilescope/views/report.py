@@ -3,29 +3,47 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from ..model.capture import Capture
 from ..model.findings.parts import Finding
-from .result_view import fallback_html, view_data
+from ..model.findings.ranked import findings
+from .result_view import add_view_parts, fallback_html
+from .shared_drawing import SharedDrawing
 from .static_files import static_text
+from .view_data import capture_data
 
 
 def report_parts(
     capture: Capture,
     title: str = "compilescope report",
     before: Capture | None = None,
-    found: tuple[Finding, ...] | None = None,
+    found: tuple[Finding, ...] | Callable[[], tuple[Finding, ...]] | None = None,
     script: str | None = None,
     head: str = "",
+    shared: bool = False,
 ) -> Iterator[str]:
     """The report page in pieces, to write one after another (no copy of the whole page).
     `script`: where the page loads the view's bundle from (a file beside it, as a classic
     script: Chromium refuses module scripts from file:// pages); None inlines it.
-    `head`: HTML put above the view (the way back to a report's index)."""
-    data = view_data(capture, before, found)
+    `head`: HTML put above the view (the way back to a report's index). `found`: the
+    findings, or what makes them (called once the graphs are being made). `shared`: the
+    graphs' payloads are made with a forked helper (views/shared_drawing.py; only where this
+    process is the command: a forked kernel is unsafe), while this process makes the rest;
+    the page is the same."""
+    if shared:
+        data = capture_data(capture, before=before, draw=False)
+        data["graphs"] = SharedDrawing(data["graphs"]).start()
+    else:
+        data = capture_data(capture, before=before)
+    if callable(found):
+        found = found()
+    elif found is None:
+        found = findings(capture)
+    add_view_parts(data, capture, found)
     yield (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -38,13 +56,29 @@ def report_parts(
     yield "</noscript><script type='application/json' id='cs-data'>"
     # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
     # check_circular off: the data has no cycles (the check costs; shared parts are fine).
-    yield json.dumps(data, separators=(",", ":"), check_circular=False).replace("<", "\\u003c")
+    yield _data_json(data).replace("<", "\\u003c")
     if script is None:
         # static/entry_report.js, bundled: draws into #cs-app from #cs-data (offline, no imports).
         yield f"</script><script type='module'>{static_text('dist/report.js')}</script>"
     else:
         yield f"</script><script src='{escape(script)}'></script>"
     yield "</body></html>"
+
+
+def _data_json(data: dict[str, Any]) -> str:
+    """`data` as JSON, no spaces. With "graphs" being made (a SharedDrawing), the rest is
+    written first, then the graphs' texts are put in their place: the same bytes as dumping
+    it whole (a dict is its keys and values, in order, joined by "," inside braces)."""
+    graphs = data.get("graphs")
+    if not isinstance(graphs, SharedDrawing):
+        return json.dumps(data, separators=(",", ":"), check_circular=False)
+    rest = {key: value for key, value in data.items() if key != "graphs"}
+    parts = {
+        key: json.dumps(value, separators=(",", ":"), check_circular=False)
+        for key, value in rest.items()
+    }
+    parts["graphs"] = "[" + ",".join(graphs.texts()) + "]"
+    return "{" + ",".join(f"{json.dumps(key)}:{parts[key]}" for key in data) + "}"
 
 
 def report_html(
@@ -61,12 +95,14 @@ def write_report(
     capture: Capture,
     path: str | Path,
     before: Capture | None = None,
-    found: tuple[Finding, ...] | None = None,
+    found: tuple[Finding, ...] | Callable[[], tuple[Finding, ...]] | None = None,
+    shared: bool = False,
 ) -> Path:
-    """Write `report_html` to `path` (UTF-8), piece by piece; returns the path."""
+    """Write `report_html` to `path` (UTF-8), piece by piece; returns the path. `shared`: see
+    `report_parts`."""
     path = Path(path)
     with path.open("w", encoding="utf-8") as out:
-        for part in report_parts(capture, before=before, found=found):
+        for part in report_parts(capture, before=before, found=found, shared=shared):
             out.write(part)
     return path
 

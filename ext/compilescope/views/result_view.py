@@ -31,7 +31,13 @@ def view_data(
     """Everything the widget and the report show. `found`: the capture's findings, when the
     caller made them with torch's graph-break registry (else made here from its messages)."""
     data = capture_data(capture, before=before)
-    data["findings"] = findings_data(found if found is not None else findings(capture))
+    add_view_parts(data, capture, found if found is not None else findings(capture))
+    return data
+
+
+def add_view_parts(data: dict[str, Any], capture: Capture, found: tuple[Finding, ...]) -> None:
+    """What `view_data` adds to `capture_data`: the findings, the charts, the rank report."""
+    data["findings"] = findings_data(found)
     if capture.timings is None:  # a log: no times to chart, and no matplotlib to import
         from .plain_charts import saved_chart, stage_chart
 
@@ -42,7 +48,6 @@ def view_data(
 
         data["charts"] = charts(capture)
     data["ranks_html"] = rank_report_html(capture)
-    return data
 
 
 def rank_report_html(capture: Capture) -> str:

@@ -173,10 +173,13 @@ _LAID_OUT_MAX = 256
 def _laid_out(
     graph: Graph,
     title: str,
-    kernels_of: dict[str, list[str]] | None,
-    paths: list[str | None] | None,
+    kernels_of: dict[str, list[str]] | None = None,
+    paths: list[str | None] | None = None,
 ) -> dict[str, Any]:
-    """`explorer_payload`, reused for a graph of the same text, title, kernels and paths."""
+    """`explorer_payload`, reused for a graph of the same text, title, kernels and paths (a
+    graph of no text, the partition's, is made anew each time: it is never reused)."""
+    if not graph.text:
+        return explorer_payload(graph, title=title, kernels_of=kernels_of, module_paths=paths)
     key = (graph.kind, graph.text, title, repr(kernels_of), repr(paths))
     payload = _LAID_OUT.get(key)
     if payload is None:
@@ -187,16 +190,41 @@ def _laid_out(
     return payload
 
 
+class PendingGraph:
+    """One explorer payload, not made yet: `capture_data(draw=False)` leaves these in its
+    "graphs" for the caller to make (the one-file report makes them in two processes)."""
+
+    __slots__ = ("graph", "kernels_of", "paths", "title")
+
+    def __init__(
+        self,
+        graph: Graph,
+        title: str,
+        kernels_of: dict[str, list[str]] | None = None,
+        paths: list[str | None] | None = None,
+    ) -> None:
+        self.graph, self.title, self.kernels_of, self.paths = graph, title, kernels_of, paths
+
+    @property
+    def size(self) -> int:
+        """Its node count: about what making it costs."""
+        return len(self.graph.nodes)
+
+    def __call__(self) -> dict[str, Any]:
+        return _laid_out(self.graph, self.title, self.kernels_of, self.paths)
+
+
 # The graphs `_stages` draws (the partition is drawn from the forward and backward, shown too):
 # module paths are inferred for these alone, and the graphs nothing shows are never parsed.
 _SHOWN_KINDS = frozenset(s.kind for s in SHOWN_STAGES)
 
 
 def _stages(
-    c: Compile, kernels: list[dict[str, Any]], graphs: list[dict[str, Any]]
+    c: Compile, kernels: list[dict[str, Any]], graphs: list[PendingGraph]
 ) -> list[dict[str, Any]]:
-    """Each stage's graph, appended to `graphs` as an explorer payload (the partition after the
-    backward), and its row; each kernel learns which post-grad payload shows its nodes."""
+    """Each stage's graph, appended to `graphs` as a pending explorer payload (the partition
+    after the backward), and its row; each kernel learns which post-grad payload shows its
+    nodes."""
     # Post-grad graph number -> node -> its kernels (a forward and a backward graph can both
     # have a node named `mm`; each keeps its own kernels).
     kernels_of: dict[int | None, dict[str, list[str]]] = {}
@@ -210,7 +238,7 @@ def _stages(
         if kind == PARTITION:  # the forward and backward drawn as one graph
             joined = partition_graph(c, paths)
             if joined is not None:
-                graphs.append(explorer_payload(joined, title="forward | backward"))
+                graphs.append(PendingGraph(joined, "forward | backward"))
                 stages.append(
                     {
                         "kind": PARTITION,
@@ -227,7 +255,7 @@ def _stages(
             title = label + (f" #{number + 1}" if number else "")
             post_grad = kind == "inductor_post_grad_graph"
             graphs.append(
-                _laid_out(
+                PendingGraph(
                     graph,
                     title,
                     kernels_of.get(number, {}) if post_grad else None,
@@ -292,8 +320,9 @@ def _shape_guards(c: Compile) -> list[dict[str, Any]]:
     ]
 
 
-def compile_data(c: Compile, capture: Capture, graphs: list[dict[str, Any]]) -> dict[str, Any]:
-    """One compile id: its stages (graphs appended to `graphs`), kernels, partition, guards."""
+def compile_data(c: Compile, capture: Capture, graphs: list[PendingGraph]) -> dict[str, Any]:
+    """One compile id: its stages (their pending graphs appended to `graphs`), kernels,
+    partition, guards."""
     kernels = _kernels(c, capture)
     stages = _stages(c, kernels, graphs)
     saved = _saved(c)
@@ -357,12 +386,15 @@ def compile_data(c: Compile, capture: Capture, graphs: list[dict[str, Any]]) -> 
     }
 
 
-def capture_data(capture: Capture, *, before: Capture | None = None) -> dict[str, Any]:
-    """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them."""
+def capture_data(
+    capture: Capture, *, before: Capture | None = None, draw: bool = True
+) -> dict[str, Any]:
+    """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them.
+    `draw=False`: "graphs" holds PendingGraph jobs, in order, for the caller to make."""
     from ..model.kernel_table import kernel_rows
     from .summary_html import devices, nothing_compiled
 
-    graphs: list[dict[str, Any]] = []
+    graphs: list[PendingGraph] = []
     compiles = [compile_data(c, capture, graphs) for c in capture]
     cells = [
         {"file": file, "cell": capture.cells.get(file), "text": text}
@@ -383,7 +415,7 @@ def capture_data(capture: Capture, *, before: Capture | None = None) -> dict[str
         # the JS keeps no list of its own.
         "stages": [asdict(s) for s in SHOWN_STAGES],
         "compiles": compiles,
-        "graphs": graphs,
+        "graphs": [job() for job in graphs] if draw else graphs,
         "cells": cells,
         "timing_device": capture.timings.device if capture.timings else None,
         "real_steps": real_steps_data(capture.timings.real_steps if capture.timings else None),

@@ -1,0 +1,120 @@
+"""The one-file report's graph payloads made by two processes (views/shared_drawing.py): the
+same page as one process makes, every job made once whatever the helper does, no fork where it
+cannot help. Forks run in a fresh interpreter (`python -c`), never in pytest's own process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from compilescope.views import shared_drawing
+from compilescope.views.shared_drawing import SharedDrawing, can_share
+from conftest import FIXTURES
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
+
+# Jobs that say which process made them, slow enough that both processes take some.
+_JOBS = """
+import json, os, sys, time
+from compilescope.views.shared_drawing import SharedDrawing, can_share
+
+class Job:
+    def __init__(self, number, size):
+        self.number, self.size = number, size
+    def __call__(self):
+        time.sleep(0.01)
+        return {"number": self.number, "pid": os.getpid()}
+"""
+
+
+def _run(script: str) -> list[dict]:
+    out = subprocess.run(
+        [sys.executable, "-c", _JOBS + textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_both_processes_make_jobs_and_the_texts_keep_the_jobs_order():
+    made = _run(
+        """
+        jobs = [Job(i, size=i % 5) for i in range(24)]
+        assert can_share(jobs)
+        texts = SharedDrawing(jobs).start().texts()
+        print(json.dumps([dict(json.loads(t), parent=os.getpid()) for t in texts]))
+        """
+    )
+    assert [m["number"] for m in made] == list(range(24))
+    parent = made[0]["parent"]
+    makers = {m["pid"] for m in made}
+    assert parent in makers and len(makers) == 2  # this process and one helper
+
+
+def test_jobs_the_helper_does_not_send_are_made_here():
+    """A helper that dies (here: at its first job) sends nothing; the parent makes them all."""
+    made = _run(
+        """
+        parent = os.getpid()
+        class Dying(Job):
+            def __call__(self):
+                if os.getpid() != parent:
+                    os._exit(3)
+                return super().__call__()
+        jobs = [Dying(i, size=1) for i in range(6)]
+        texts = SharedDrawing(jobs).start().texts()
+        print(json.dumps([json.loads(t) for t in texts]))
+        """
+    )
+    assert [m["number"] for m in made] == list(range(6))
+    assert len({m["pid"] for m in made}) == 1
+
+
+def test_a_line_cut_short_is_not_taken():
+    """The helper writes `number\\tjson` lines; a line with no newline after it was cut (the
+    helper died writing it) and is left for the parent to make."""
+    got = shared_drawing._lines(b'0\t{"a":1}\n1\t{"b":\n')
+    assert got == {0: '{"a":1}', 1: '{"b":'}
+    assert shared_drawing._lines(b'0\t{"a":1}\n1\t{"b"') == {0: '{"a":1}'}
+    assert shared_drawing._lines(b"") == {}
+    assert shared_drawing._lines(b"x\t{}\n7\t{}\n", limit=5) == {}  # not a job number
+
+
+def test_no_helper_with_one_core_or_one_job(monkeypatch):
+    class Job:
+        size = 1
+
+        def __call__(self):
+            return {"made": True}
+
+    monkeypatch.setattr(shared_drawing.os, "sched_getaffinity", lambda pid: {0})
+    assert not can_share([Job(), Job()])
+    drawing = SharedDrawing([Job(), Job()]).start()  # no fork: made here, in order
+    assert drawing.texts() == ['{"made":true}', '{"made":true}']
+    monkeypatch.setattr(shared_drawing.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert not can_share([Job()])
+    assert can_share([Job(), Job()])
+
+
+@pytest.mark.parametrize("log", ["gpt2.log.gz", "small_resnet.log.gz"])
+def test_the_command_line_report_is_the_page_one_process_makes(tmp_path, log):
+    """`compilescope report LOG` (the process is the command: a helper makes payloads) writes
+    the same bytes as write_report in one process (every payload made here)."""
+    from compilescope import findings, load_trace
+    from compilescope.views.report import write_report
+
+    shared = tmp_path / "shared.html"
+    out = subprocess.run(
+        [sys.executable, "-m", "compilescope", "report", str(FIXTURES / log), "-o", str(shared)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    cap = load_trace(FIXTURES / log)
+    alone = write_report(cap, tmp_path / "alone.html", found=findings(cap))
+    assert shared.read_bytes() == alone.read_bytes()
