@@ -7,7 +7,10 @@ Each run, in turn and in a fresh process: `tlparse LOG -o DIR --no-browser --ove
 of compilescope at git revision REV (exported with `git archive` to a temporary folder, put
 first on PYTHONPATH). The log is the GPT-2 fixture (tests/fixtures/gpt2.log.gz), decompressed
 once, read by both tools. Wall time from start to exit, CPU time (user + system) and peak RSS
-(GNU time's %M: `ru_maxrss` of the process; the one-file report runs no workers).
+(GNU time's %M: `ru_maxrss` of the process, the larger of the report's two processes: it
+forks a helper that makes graph payloads, views/shared_drawing.py). Then three more runs in
+which each process reports its own peak, and the helper the pages it does not share: the two
+together is the main peak plus those.
 
 compilescope runs as installed: with its bytecode cached (pip writes the .pyc files when it
 installs a wheel). Python is told to keep that cache in a temporary folder
@@ -58,6 +61,58 @@ def run_once(command: list[str], env: dict[str, str], scratch: Path) -> tuple[fl
     wall = time.perf_counter() - start
     user, system, peak_kib = measured.read_text().split()[-3:]
     return wall, float(user) + float(system), int(peak_kib) / 1024
+
+
+# Run in a fresh interpreter: the one-file report as the command runs it (its helper forked,
+# views/shared_drawing.py), each process printing its peak RSS (VmHWM) and, for the helper, the
+# pages it does not share with the main process (smaps_rollup's Private_*): the two processes'
+# memory together is the main one's peak plus those.
+_TWO_PROCESSES = """
+import os, sys
+import compilescope.views.shared_drawing as shared
+
+def memory():
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    rollup = dict(line.split(":", 1) for line in open("/proc/self/smaps_rollup") if ":" in line)
+    kib = lambda text: int(text.split()[0])
+    private = kib(rollup["Private_Clean"]) + kib(rollup["Private_Dirty"])
+    return kib(status["VmHWM"]) / 1024, private / 1024
+
+helper_main = shared.SharedDrawing._helper_main
+def instrumented(self, results):
+    end = os._exit
+    def exit_with_figures(code):
+        print("helper", *memory(), file=sys.stderr, flush=True)
+        end(code)
+    os._exit = exit_with_figures
+    helper_main(self, results)
+shared.SharedDrawing._helper_main = instrumented
+end = os._exit
+def main_exit(code):
+    print("main", *memory(), file=sys.stderr, flush=True)
+    end(code)
+os._exit = main_exit
+from compilescope.__main__ import main
+sys.argv = ["compilescope", "report", sys.argv[1], "-o", sys.argv[2]]
+main()
+"""
+
+
+def two_processes(log: Path, out: Path, env: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """Peak RSS and private MB of the report's main process and of its helper."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TWO_PROCESSES, str(log), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = {}
+    for line in done.stderr.splitlines():
+        name, *values = line.split()
+        if name in ("main", "helper") and len(values) == 2:
+            figures[name] = (float(values[0]), float(values[1]))
+    return figures
 
 
 def figure(values: list[float], digits: int, unit: str) -> str:
@@ -133,6 +188,7 @@ def main() -> None:
             for name, (command, env) in arms.items():
                 results[name].append(run_once(command, env, tmp_path))
         size = log.stat().st_size / 1e6
+        split = [two_processes(log, tmp_path / "split.html", cached) for _ in range(3)]
 
     cores = len(os.sched_getaffinity(0))
     print(f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, ")
@@ -153,6 +209,20 @@ def main() -> None:
     rss_ratio = [o[2] / t[2] for o, t in zip(ours, tl, strict=True)]
     print(f"\n- compilescope / tlparse, per interleaved run: wall {figure(wall_ratio, 2, 'x')}, ")
     print(f"  peak RSS {figure(rss_ratio, 2, 'x')} (targets: wall <= 1, peak RSS <= 3)")
+    helpers = [run["helper"] for run in split if "helper" in run]
+    if helpers:
+        mains = [run["main"][0] for run in split if "helper" in run]
+        together = [m + h[1] for m, h in zip(mains, helpers, strict=True)]
+        tl_peak = statistics.median(t[2] for t in tl)
+        print(
+            f"- the report's two processes ({len(helpers)} runs): main peak "
+            f"{figure(mains, 1, 'MB')}, helper peak {figure([h[0] for h in helpers], 1, 'MB')}, "
+            f"of it its own pages {figure([h[1] for h in helpers], 1, 'MB')}; together "
+            f"{figure(together, 1, 'MB')}, {statistics.median(together) / tl_peak:.2f}x "
+            "tlparse's median peak"
+        )
+    else:
+        print("- the report ran in one process (no helper: one core, or one graph)")
 
 
 if __name__ == "__main__":
