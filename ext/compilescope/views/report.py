@@ -56,7 +56,8 @@ def report_parts(
     yield "</noscript><script type='application/json' id='cs-data'>"
     # JSON inside <script>: no "<" at all, so "</script>" and "<!--" cannot end or bend it.
     # check_circular off: the data has no cycles (the check costs; shared parts are fine).
-    yield _data_json(data).replace("<", "\\u003c")
+    for piece in _data_json(data):
+        yield piece.replace("<", "\\u003c")
     if script is None:
         # static/entry_report.js, bundled: draws into #cs-app from #cs-data (offline, no imports).
         yield f"</script><script type='module'>{static_text('dist/report.js')}</script>"
@@ -65,20 +66,30 @@ def report_parts(
     yield "</body></html>"
 
 
-def _data_json(data: dict[str, Any]) -> str:
-    """`data` as JSON, no spaces. With "graphs" being made (a SharedDrawing), the rest is
-    written first, then the graphs' texts are put in their place: the same bytes as dumping
-    it whole (a dict is its keys and values, in order, joined by "," inside braces)."""
+def _data_json(data: dict[str, Any]) -> Iterator[str]:
+    """`data` as JSON, no spaces, in pieces. With "graphs" being made (a SharedDrawing), the
+    rest is made first, then the graphs' texts are put in their place, one piece each (no copy
+    of them joined): the same bytes as dumping it whole (a dict is its keys and values, in
+    order, joined by "," inside braces; a list its items)."""
     graphs = data.get("graphs")
     if not isinstance(graphs, SharedDrawing):
-        return json.dumps(data, separators=(",", ":"), check_circular=False)
-    rest = {key: value for key, value in data.items() if key != "graphs"}
+        yield json.dumps(data, separators=(",", ":"), check_circular=False)
+        return
     parts = {
         key: json.dumps(value, separators=(",", ":"), check_circular=False)
-        for key, value in rest.items()
+        for key, value in data.items()
+        if key != "graphs"
     }
-    parts["graphs"] = "[" + ",".join(graphs.texts()) + "]"
-    return "{" + ",".join(f"{json.dumps(key)}:{parts[key]}" for key in data) + "}"
+    texts = graphs.texts()  # this process makes its share of them now
+    for number, key in enumerate(data):
+        yield ("{" if number == 0 else ",") + json.dumps(key) + ":"
+        if key == "graphs":
+            yield "["
+            yield from (text if i == 0 else "," + text for i, text in enumerate(texts))
+            yield "]"
+        else:
+            yield parts.pop(key)  # written, then let go
+    yield "}"
 
 
 def report_html(

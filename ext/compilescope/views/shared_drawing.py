@@ -123,7 +123,9 @@ class SharedDrawing:
         os.close(self._results)
         os.waitpid(self._helper, 0)
         self._helper = 0
-        for number, text in _lines(b"".join(chunks), len(self._texts)).items():
+        data = b"".join(chunks)
+        chunks.clear()
+        for number, text in _lines(data, len(self._texts)).items():
             self._texts[number] = text
 
 
@@ -131,11 +133,11 @@ def _lines(data: bytes, limit: int | None = None) -> dict[int, str]:
     """The helper's `number\tjson` lines: job number -> JSON text. A last line with no newline
     after it was cut short (the helper died writing it): not taken. `limit`: job numbers are
     below it."""
-    lines = data.decode("ascii", errors="replace").split("\n")
-    lines.pop()  # after the last newline: "", or a line cut short
+    lines = data.split(b"\n")
+    lines.pop()  # after the last newline: b"", or a line cut short
     out = {}
     for line in lines:
-        number, tab, text = line.partition("\t")
+        number, tab, text = line.partition(b"\t")
         if tab and number.isdigit() and (limit is None or int(number) < limit):
-            out[int(number)] = text
+            out[int(number)] = text.decode("ascii", errors="replace")
     return out
