@@ -35,8 +35,9 @@ def report_parts(
     process is the command: a forked kernel is unsafe), while this process makes the rest;
     the page is the same."""
     if shared:
-        data = capture_data(capture, before=before, draw=False)
-        data["graphs"] = SharedDrawing(data["graphs"]).start()
+        data = capture_data(
+            capture, before=before, graphs_by=lambda jobs: SharedDrawing(jobs).start()
+        )
     else:
         data = capture_data(capture, before=before)
     if callable(found):

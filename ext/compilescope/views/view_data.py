@@ -6,6 +6,7 @@ post-grad nodes and provenance lines, and the names that the forward and backwar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -14,6 +15,7 @@ from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.findings.parts import is_library
 from ..model.graph import Graph, Node
+from ..model.kernel import Kernel
 from ..model.place import Place
 from .explorer.data import explorer_payload
 from .explorer.module_groups import infer_paths
@@ -96,6 +98,31 @@ def _post_grad_of_code(c: Compile) -> list[int | None]:
     return [None] * len(c.output_code)
 
 
+def _fused(k: Kernel, names: set[str]) -> list[str]:
+    """The post-grad nodes (of `names`) that kernel `k` computes."""
+    fused = list(k.fused_nodes)
+    if not fused and names:
+        # Inductor records no provenance for some graphs (a CPU backward logs only
+        # {"version": 2.0}); its "Source Nodes" comment names the same post-grad nodes.
+        fused = [o for o in k.origin_nodes if o in names]
+    return fused
+
+
+def _kernels_of_nodes(c: Compile, post: int) -> dict[str, list[str]]:
+    """Post-grad graph `post`'s nodes -> the kernels that compute them (a forward and a
+    backward graph can both have a node named `mm`: each keeps its own kernels)."""
+    posts = c.graphs.get("inductor_post_grad_graph", ())
+    out: dict[str, list[str]] = {}
+    for code, number in zip(c.output_code, _post_grad_of_code(c), strict=True):
+        if number != post:
+            continue
+        names = {n.name for n in posts[post].nodes}
+        for k in code.kernels:
+            for name in _fused(k, names):
+                out.setdefault(name, []).append(k.name)
+    return out
+
+
 def _kernels(c: Compile, capture: Capture) -> list[dict[str, Any]]:
     times, timings = {}, capture.timings
     if timings:
@@ -109,11 +136,7 @@ def _kernels(c: Compile, capture: Capture) -> list[dict[str, Any]]:
         names = {n.name for n in posts[post].nodes} if post is not None else set()
         for k in code.kernels:
             t = times.get((code.role or "forward", k.name))
-            fused = list(k.fused_nodes)
-            if not fused and names:
-                # Inductor records no provenance for some graphs (a CPU backward logs only
-                # {"version": 2.0}); its "Source Nodes" comment names the same post-grad nodes.
-                fused = [o for o in k.origin_nodes if o in names]
+            fused = _fused(k, names)
             out.append(
                 {
                     "name": k.name,
@@ -191,8 +214,9 @@ def _laid_out(
 
 
 class PendingGraph:
-    """One explorer payload, not made yet: `capture_data(draw=False)` leaves these in its
-    "graphs" for the caller to make (the one-file report makes them in two processes)."""
+    """One explorer payload, not made yet: `capture_data(graphs_by=...)` hands these over for
+    the caller to make (the one-file report makes them in two processes). `kernels_of`: a
+    post-grad graph's nodes -> the kernels that compute them."""
 
     __slots__ = ("graph", "kernels_of", "paths", "title")
 
@@ -200,10 +224,10 @@ class PendingGraph:
         self,
         graph: Graph,
         title: str,
-        kernels_of: dict[str, list[str]] | None = None,
         paths: list[str | None] | None = None,
+        kernels_of: dict[str, list[str]] | None = None,
     ) -> None:
-        self.graph, self.title, self.kernels_of, self.paths = graph, title, kernels_of, paths
+        self.graph, self.title, self.paths, self.kernels_of = graph, title, paths, kernels_of
 
     @property
     def size(self) -> int:
@@ -214,23 +238,16 @@ class PendingGraph:
         return _laid_out(self.graph, self.title, self.kernels_of, self.paths)
 
 
-# The graphs `_stages` draws (the partition is drawn from the forward and backward, shown too):
+# The graphs `_stage_rows` draws (the partition is drawn from the forward and backward, shown too):
 # module paths are inferred for these alone, and the graphs nothing shows are never parsed.
 _SHOWN_KINDS = frozenset(s.kind for s in SHOWN_STAGES)
 
 
-def _stages(
-    c: Compile, kernels: list[dict[str, Any]], graphs: list[PendingGraph]
-) -> list[dict[str, Any]]:
-    """Each stage's graph, appended to `graphs` as a pending explorer payload (the partition
-    after the backward), and its row; each kernel learns which post-grad payload shows its
-    nodes."""
-    # Post-grad graph number -> node -> its kernels (a forward and a backward graph can both
-    # have a node named `mm`; each keeps its own kernels).
-    kernels_of: dict[int | None, dict[str, list[str]]] = {}
-    for k in kernels:
-        for name in k["fused"]:
-            kernels_of.setdefault(k["post_number"], {}).setdefault(name, []).append(k["name"])
+def _stage_rows(
+    c: Compile, graphs: list[PendingGraph]
+) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """Each stage's row, its graph appended to `graphs` as a pending explorer payload (the
+    partition after the backward); and where each post-grad graph's payload is in `graphs`."""
     post_graph_index: dict[int, int] = {}
     stages = []
     paths = infer_paths(c, _SHOWN_KINDS)
@@ -258,8 +275,9 @@ def _stages(
                 PendingGraph(
                     graph,
                     title,
-                    kernels_of.get(number, {}) if post_grad else None,
                     paths.get((kind, number)),
+                    # Split out of the output code here: both processes would need it.
+                    _kernels_of_nodes(c, number) if post_grad else None,
                 )
             )
             if post_grad:
@@ -275,9 +293,7 @@ def _stages(
                     "lines": _node_lines(graph),
                 }
             )
-    for k in kernels:  # the explorer graph that shows the kernel's fused nodes
-        k["post_graph"] = post_graph_index.get(k.pop("post_number"))
-    return stages
+    return stages, post_graph_index
 
 
 def _saved(c: Compile) -> list[dict[str, Any]]:
@@ -320,11 +336,14 @@ def _shape_guards(c: Compile) -> list[dict[str, Any]]:
     ]
 
 
-def compile_data(c: Compile, capture: Capture, graphs: list[PendingGraph]) -> dict[str, Any]:
-    """One compile id: its stages (their pending graphs appended to `graphs`), kernels,
-    partition, guards."""
+def compile_data(
+    c: Compile, capture: Capture, rows: tuple[list[dict[str, Any]], dict[int, int]]
+) -> dict[str, Any]:
+    """One compile id: its stages (`rows`: `_stage_rows`), kernels, partition, guards."""
+    stages, post_graph_index = rows
     kernels = _kernels(c, capture)
-    stages = _stages(c, kernels, graphs)
+    for k in kernels:  # the explorer graph that shows the kernel's fused nodes
+        k["post_graph"] = post_graph_index.get(k.pop("post_number"))
     saved = _saved(c)
     timing = graph_timing_data(c, capture)
     partition = c.partition
@@ -387,15 +406,22 @@ def compile_data(c: Compile, capture: Capture, graphs: list[PendingGraph]) -> di
 
 
 def capture_data(
-    capture: Capture, *, before: Capture | None = None, draw: bool = True
+    capture: Capture,
+    *,
+    before: Capture | None = None,
+    graphs_by: Callable[[list[PendingGraph]], Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them.
-    `draw=False`: "graphs" holds PendingGraph jobs, in order, for the caller to make."""
+    `graphs_by`: given the graphs' payloads to make (in order) as soon as they are known,
+    returns what "graphs" holds (it may start them in another process while the rest is made
+    here: views/shared_drawing.py); else they are made here."""
     from ..model.kernel_table import kernel_rows
     from .summary_html import devices, nothing_compiled
 
-    graphs: list[PendingGraph] = []
-    compiles = [compile_data(c, capture, graphs) for c in capture]
+    jobs: list[PendingGraph] = []
+    rows = [_stage_rows(c, jobs) for c in capture]
+    graphs = graphs_by(jobs) if graphs_by is not None else [job() for job in jobs]
+    compiles = [compile_data(c, capture, r) for c, r in zip(capture, rows, strict=True)]
     cells = [
         {"file": file, "cell": capture.cells.get(file), "text": text}
         for file, text in capture.sources.items()
@@ -415,7 +441,7 @@ def capture_data(
         # the JS keeps no list of its own.
         "stages": [asdict(s) for s in SHOWN_STAGES],
         "compiles": compiles,
-        "graphs": [job() for job in graphs] if draw else graphs,
+        "graphs": graphs,
         "cells": cells,
         "timing_device": capture.timings.device if capture.timings else None,
         "real_steps": real_steps_data(capture.timings.real_steps if capture.timings else None),
