@@ -133,6 +133,11 @@ def main() -> None:
         "13.7 MB single-rank log); 1: the fixture as it is",
     )  # fmt: skip
     parser.add_argument(
+        "--ranks", type=int, default=1,
+        help="a job folder of this many rank files of --copies copies each (2 and 5: the "
+        "issue's 27 MB two-rank job, one report page; tlparse gets --all-ranks-html)",
+    )  # fmt: skip
+    parser.add_argument(
         "--log", type=Path,
         help="another TORCH_TRACE log (.log or .log.gz), read by both tools instead of GPT-2's "
         "(gpu_results/resnet18_h200.log.gz: a CNN's, from gpu_cnn_log.py)",
@@ -147,6 +152,13 @@ def main() -> None:
         if args.log is not None:
             data = args.log.read_bytes()
             log.write_bytes(gzip.decompress(data) if args.log.suffix == ".gz" else data)
+        elif args.ranks > 1:
+            sys.path.insert(0, str(Path(__file__).parent))
+            from bench_big_logs import make_big_log
+
+            log = tmp_path / "job"
+            log.mkdir()
+            make_big_log(log, args.ranks, args.copies)
         elif args.copies > 1:
             sys.path.insert(0, str(Path(__file__).parent))
             from bench_big_logs import make_big_log
@@ -160,7 +172,8 @@ def main() -> None:
         report = [_tool("compilescope"), "report", str(log), "-o", str(tmp_path / "out.html")]
         arms: dict[str, tuple[list[str], dict[str, str]]] = {
             "tlparse": (
-                [tlparse, str(log), "-o", str(tmp_path / "tl"), "--no-browser", "--overwrite"],
+                [tlparse, str(log), "-o", str(tmp_path / "tl"), "--no-browser", "--overwrite"]
+                + (["--all-ranks-html"] if args.ranks > 1 else []),
                 cached,
             ),
             "compilescope report": (report, cached),
@@ -187,12 +200,14 @@ def main() -> None:
         for _ in range(args.runs):  # interleaved: load drifts hit every arm alike
             for name, (command, env) in arms.items():
                 results[name].append(run_once(command, env, tmp_path))
-        size = log.stat().st_size / 1e6
+        files = sorted(log.iterdir()) if log.is_dir() else [log]
+        size = sum(f.stat().st_size for f in files) / 1e6
         split = [two_processes(log, tmp_path / "split.html", cached) for _ in range(3)]
 
     cores = len(os.sched_getaffinity(0))
     print(f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, ")
     what = f"{args.copies} copies of the GPT-2 log" if args.copies > 1 else "GPT-2 log"
+    what = f"{args.ranks} ranks of {what}" if args.ranks > 1 else what
     what = args.log.name if args.log is not None else what
     print(f"{version.strip()}, {time.strftime('%Y-%m-%d')}; {what}, {size:.1f} MB")
     print(f"each figure: median (min-max) of {args.runs} runs, fresh processes, interleaved\n")

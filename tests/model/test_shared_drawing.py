@@ -4,6 +4,7 @@ cannot help. Forks run in a fresh interpreter (`python -c`), never in pytest's o
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -76,13 +77,16 @@ def test_jobs_the_helper_does_not_send_are_made_here():
 
 
 def test_a_line_cut_short_is_not_taken():
-    """The helper writes `number\\tjson` lines; a line with no newline after it was cut (the
+    """The helper writes `number\\tjson` lines; a line with no newline at its end was cut (the
     helper died writing it) and is left for the parent to make."""
-    got = shared_drawing._lines(b'0\t{"a":1}\n1\t{"b":\n')
-    assert got == {0: '{"a":1}', 1: '{"b":'}
-    assert shared_drawing._lines(b'0\t{"a":1}\n1\t{"b"') == {0: '{"a":1}'}
-    assert shared_drawing._lines(b"") == {}
-    assert shared_drawing._lines(b"x\t{}\n7\t{}\n", limit=5) == {}  # not a job number
+
+    def lines(data: bytes) -> dict[int, str]:
+        return dict(shared_drawing._lines(io.BytesIO(data), limit=5))
+
+    assert lines(b'0\t{"a":1}\n1\t{"b":\n') == {0: '{"a":1}', 1: '{"b":'}
+    assert lines(b'0\t{"a":1}\n1\t{"b"') == {0: '{"a":1}'}
+    assert lines(b"") == {}
+    assert lines(b"x\t{}\n7\t{}\n") == {}  # not a job number, or not one of the jobs
 
 
 def test_no_helper_with_one_core_or_one_job(monkeypatch):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 from .view_data import PendingGraph
 
@@ -45,7 +45,7 @@ class SharedDrawing:
         self.jobs = jobs
         self._texts: list[str | None] = [None] * len(jobs)
         self._queue = -1  # read end of the queue pipe
-        self._results = -1  # read end of the helper's results pipe
+        self._results: BinaryIO | None = None  # the file the helper writes its payloads to
         self._helper = 0  # the helper's pid
 
     def start(self) -> SharedDrawing:
@@ -64,15 +64,20 @@ class SharedDrawing:
             os.close(queue_write)  # an empty queue then reads as its end (b"")
         self._queue = queue_read
         try:
-            results_read, results_write = os.pipe()
+            # A file with no name (gone when closed), not a pipe: the helper writes each
+            # payload as it makes it and never waits for this process to read.
+            where = os.environ.get("TMPDIR") or "/tmp"
+            results = os.fdopen(os.open(where, os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
+        except (OSError, AttributeError):  # no O_TMPFILE there: no helper
+            return self
+        try:
             pid = os.fork()
         except OSError:
+            results.close()
             return self  # no helper: this process takes every job from the queue
         if pid == 0:  # the helper: never returns
-            os.close(results_read)
-            self._helper_main(results_write)
-        os.close(results_write)
-        self._results, self._helper = results_read, pid
+            self._helper_main(results)
+        self._results, self._helper = results, pid
         return self
 
     def _take(self) -> int | None:
@@ -83,20 +88,18 @@ class SharedDrawing:
         token = os.read(self._queue, _TOKEN)
         return int.from_bytes(token, "little") if len(token) == _TOKEN else None
 
-    def _helper_main(self, results: int) -> None:
-        """Make jobs until the queue is empty, then send `number\\tjson` lines (JSON text has
-        no raw tab or newline) and end the process: nothing of the parent's runs here."""
+    def _helper_main(self, results: BinaryIO) -> None:
+        """Make jobs until the queue is empty, each written as a `number\tjson` line (JSON
+        text has no raw tab or newline), then end the process: nothing of the parent's runs
+        here. A line cut short (the helper died writing it) is not taken (`_lines`)."""
         code = 1
         try:
-            made = []
             while (number := self._take()) is not None:
-                made.append(f"{number}\t{payload_json(self.jobs[number]())}\n")
-            data = "".join(made).encode("ascii")
-            view = memoryview(data)
-            while view:
-                view = view[os.write(results, view) :]
+                text = payload_json(self.jobs[number]())
+                results.write(b"%d\t%s\n" % (number, text.encode("ascii")))
+            results.flush()
             code = 0
-        except BaseException:  # noqa: BLE001 - whatever it did not send, the parent makes
+        except BaseException:  # noqa: BLE001 - whatever it did not write, the parent makes
             pass
         finally:
             os._exit(code)
@@ -109,35 +112,29 @@ class SharedDrawing:
         if self._queue >= 0:
             os.close(self._queue)
             self._queue = -1
-        if self._helper:
-            self._gather()
+        if self._results is not None:
+            self._gather(self._results)
         return [
             text if text is not None else payload_json(job())
             for text, job in zip(self._texts, self.jobs, strict=True)
         ]
 
-    def _gather(self) -> None:
-        chunks = []
-        while chunk := os.read(self._results, 1 << 20):
-            chunks.append(chunk)
-        os.close(self._results)
-        os.waitpid(self._helper, 0)
-        self._helper = 0
-        data = b"".join(chunks)
-        chunks.clear()
-        for number, text in _lines(data, len(self._texts)).items():
-            self._texts[number] = text
+    def _gather(self, results: BinaryIO) -> None:
+        os.waitpid(self._helper, 0)  # its writes are all in the file once it has ended
+        self._helper, self._results = 0, None
+        with results:
+            results.seek(0)  # the helper moved the offset both processes share
+            for number, text in _lines(results, len(self._texts)):
+                self._texts[number] = text
 
 
-def _lines(data: bytes, limit: int | None = None) -> dict[int, str]:
-    """The helper's `number\tjson` lines: job number -> JSON text. A last line with no newline
-    after it was cut short (the helper died writing it): not taken. `limit`: job numbers are
-    below it."""
-    lines = data.split(b"\n")
-    lines.pop()  # after the last newline: b"", or a line cut short
-    out = {}
+def _lines(lines: Iterable[bytes], limit: int) -> Iterator[tuple[int, str]]:
+    """The helper's `number\tjson` lines: job number and JSON text. A line with no newline at
+    its end was cut short (the helper died writing it): not taken; nor a number not below
+    `limit`."""
     for line in lines:
-        number, tab, text = line.partition(b"\t")
-        if tab and number.isdigit() and (limit is None or int(number) < limit):
-            out[int(number)] = text.decode("ascii", errors="replace")
-    return out
+        if not line.endswith(b"\n"):
+            continue
+        number, tab, text = line[:-1].partition(b"\t")
+        if tab and number.isdigit() and int(number) < limit:
+            yield int(number), text.decode("ascii", errors="replace")
