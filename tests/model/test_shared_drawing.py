@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from compilescope.views import shared_drawing
@@ -74,6 +75,39 @@ def test_jobs_the_helper_does_not_send_are_made_here():
     )
     assert [m["number"] for m in made] == list(range(6))
     assert len({m["pid"] for m in made}) == 1
+
+
+def test_the_helper_stops_when_its_parent_is_gone(tmp_path):
+    """A report that fails after the fork leaves no helper making payloads for nobody: it stops
+    after the job in hand (jobs log here what they made; 20 of 0.1 s each)."""
+    made = tmp_path / "made.txt"
+    helper = _run(
+        f"""
+        class Logged(Job):
+            def __call__(self):
+                with open({str(made)!r}, "a") as out:
+                    out.write(f"{{os.getpid()}}\\n")
+                return super().__call__() | {{"slow": time.sleep(0.1)}}
+        drawing = SharedDrawing([Logged(i, size=1) for i in range(20)]).start()
+        print(json.dumps([drawing._helper]), flush=True)
+        os._exit(0)  # the parent gone, none of the jobs taken here
+        """
+    )[0]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(helper):
+        time.sleep(0.05)
+    assert not _alive(helper)
+    lines = made.read_text().split()
+    assert set(lines) <= {str(helper)} and 1 <= len(lines) <= 2
+
+
+def _alive(pid: int) -> bool:
+    """Running (an ended process no one reaped is a zombie: ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
 
 
 def test_a_line_cut_short_is_not_taken():

@@ -92,9 +92,10 @@ class SharedDrawing:
         """Make jobs until the queue is empty, each written as a `number\tjson` line (JSON
         text has no raw tab or newline), then end the process: nothing of the parent's runs
         here. A line cut short (the helper died writing it) is not taken (`_lines`)."""
-        code = 1
+        code, parent = 1, os.getppid()
         try:
-            while (number := self._take()) is not None:
+            # The parent gone (it failed, or was stopped): its page will not be written.
+            while os.getppid() == parent and (number := self._take()) is not None:
                 text = payload_json(self.jobs[number]())
                 results.write(b"%d\t%s\n" % (number, text.encode("ascii")))
             results.flush()
