@@ -207,6 +207,51 @@ def _timed_capture() -> compilescope.Capture:
     return compilescope.Capture((c,), timings=timings)
 
 
+def _fallbacks_capture(seconds: dict[str, float] | None) -> compilescope.Capture:
+    """One compile whose forward calls these ATen ops (name -> seconds per call, of a 1 ms
+    step); None: a log, nothing timed."""
+    names = ["convolution_backward", "_scaled_dot_product_cudnn_attention_backward", "nonzero"]
+    kernels = tuple(Kernel(f"torch.ops.aten.{n}.default", "extern") for n in names)
+    c = Compile(CompileId(frame_id=0, frame_compile_id=0),
+                output_code=(OutputCode("", role="forward", kernels=kernels),))  # fmt: skip
+    if seconds is None:
+        return compilescope.Capture((c,))
+    timings = Timings(
+        device="cuda:0",
+        graphs=(GraphTiming("0/0", "forward", compiled=Sample(1e-3, 1e-3, 1e-3, 5)),),
+        kernels=tuple(
+            KernelTiming("0/0", f"torch.ops.aten.{n}.default", Sample(t, t, t, 5), 1.0)
+            for n, t in seconds.items()
+        ),
+    )
+    return compilescope.Capture((c,), timings=timings)
+
+
+def test_ops_inductor_leaves_to_a_library_on_purpose_are_findings_only_by_their_share():
+    """cuDNN's convolution backward and the attention kernels are ATen fallbacks that torch
+    makes on purpose (make_fallback(..., warn=False); conv backward stays on cuDNN on CUDA):
+    nothing to change. Seen on GPU runs as findings with no fix: `convolution_backward` at 4%
+    of a ResNet-18 step, the cuDNN attention at 0% of a GPT-2's."""
+    untimed = findings(_fallbacks_capture(None))
+    (aten,) = of_kind(untimed, "fallback_op")  # a log: only the op Inductor could have made
+    assert aten.what.startswith("`aten.nonzero` runs as an ATen fallback")
+    small = findings(_fallbacks_capture({"convolution_backward": 4e-5, "nonzero": 2e-5,
+                                         "_scaled_dot_product_cudnn_attention_backward": 0.0}))  # fmt: skip
+    assert [f.what.split("`")[1] for f in of_kind(small, "fallback_op")] == ["aten.nonzero"]
+    # Timed, an ATen fallback of under 1% of the step is no finding either (the kernel table
+    # lists it): `aten.randint` at 0% of a GPU GPT-2 step was one, with nothing to gain.
+    tiny = findings(_fallbacks_capture({"convolution_backward": 4e-5, "nonzero": 5e-6}))
+    assert not of_kind(tiny, "fallback_op")
+    large = findings(_fallbacks_capture({"convolution_backward": 3e-4,
+                                         "_scaled_dot_product_cudnn_attention_backward": 2e-4}))  # fmt: skip
+    by_op = {f.what.split("`")[1]: f for f in of_kind(large, "fallback_op")}
+    conv = by_op["aten.convolution_backward"]
+    attention = by_op["aten._scaled_dot_product_cudnn_attention_backward"]
+    assert conv.what.startswith("`aten.convolution_backward` runs in a library kernel")
+    assert "30% of the step" in conv.what and "20% of the step" in attention.what
+    assert not conv.fixes and not attention.fixes
+
+
 def test_fallbacks_and_hot_kernels_by_measured_share():
     found = findings(_timed_capture())
     (aten,) = of_kind(found, "fallback_op")

@@ -29,6 +29,26 @@ LIBRARY_MATMULS = {
     "_scaled_mm",
 }
 SHOWN_SHARE = 0.10  # a kernel or op below this share of the step is not a finding
+# An ATen fallback is one even untimed (a log: what it costs is unknown); timed, from this share
+# (`aten.randint` at 0% of a GPU GPT-2 step was a finding with nothing to gain).
+FALLBACK_SHARE = 0.01
+# ATen ops Inductor leaves to a vendor library on purpose: no generated code is meant to replace
+# them, so, like the library calls above, they are findings only by a large measured share.
+# torch/_inductor/lowering.py registers the attention and RNN ones with make_fallback(...,
+# warn=False); kernel/conv.py keeps convolution_backward on ATen (cuDNN) on CUDA unless its
+# Triton templates are asked for ("on CUDA, profiling shows no gains on H100", torch 2.13).
+LIBRARY_FALLBACKS = frozenset({
+    "convolution_backward",
+    "_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_backward",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_efficient_attention_backward",
+    "_scaled_dot_product_cudnn_attention", "_scaled_dot_product_cudnn_attention_backward",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_flash_attention_for_cpu_backward",
+    "_flash_attention_forward", "_flash_attention_backward",
+    "_efficient_attention_forward", "_efficient_attention_backward",
+    "_cudnn_rnn", "_cudnn_rnn_backward", "miopen_rnn", "miopen_rnn_backward",
+})  # fmt: skip
 
 
 def op_of(kernel: str) -> tuple[str, bool]:
@@ -45,7 +65,8 @@ def op_of(kernel: str) -> tuple[str, bool]:
 
 def fallback_findings(capture: Capture) -> list[Finding]:
     """Ops that run outside Inductor's generated code, by measured share of the step: ATen
-    fallbacks always (timed or not), library calls when they take a large share."""
+    fallbacks untimed or from FALLBACK_SHARE; library calls, and the ATen ops Inductor leaves
+    to a library on purpose (LIBRARY_FALLBACKS), when they take a large share."""
     rows = [r for r in kernel_rows(capture) if r["language"] == "extern"]
     groups: dict[str, dict[str, list[Any]]] = defaultdict(
         lambda: {"rows": [], "ids": [], "kernels": []}
@@ -56,7 +77,8 @@ def fallback_findings(capture: Capture) -> list[Finding]:
         group["ids"].append(r["compile_id"])
     for c in capture:  # ATen fallbacks that were not timed (a log, timings=False)
         for k in c.kernels:
-            if k.language == "extern" and op_of(k.name)[1]:
+            op, aten = op_of(k.name)
+            if k.language == "extern" and aten and op not in LIBRARY_FALLBACKS:
                 groups[k.name]["ids"].append(str(c.id))
                 groups[k.name]["kernels"].append((c, k))
     device = capture.timings.device if capture.timings else ""
@@ -68,16 +90,23 @@ def fallback_findings(capture: Capture) -> list[Finding]:
             continue  # together, in `library_matmul_findings`, with max-autotune's cost
         share = sum(r["share"] or 0.0 for r in group["rows"]) if group["rows"] else None
         step = sum(r["per_step_s"] for r in group["rows"]) if group["rows"] else None
-        if not aten and (share is None or share < SHOWN_SHARE):
+        library = not aten or op in LIBRARY_FALLBACKS
+        if library and (share is None or share < SHOWN_SHARE):
+            continue
+        if share is not None and share < FALLBACK_SHARE:
             continue
         ids = tuple(dict.fromkeys(group["ids"]))
         user = _kernel_user(capture, name, ids)
         share_text = f", {share:.0%} of the step" if share is not None else ""
-        what = (
-            f"`aten.{op}` runs as an ATen fallback (Inductor has no generated code for it)"
-            if aten
-            else f"`{op}` runs as a library call (extern kernel)"
-        )
+        if not aten:
+            what = f"`{op}` runs as a library call (extern kernel)"
+        elif library:
+            what = (
+                f"`aten.{op}` runs in a library kernel that Inductor calls on purpose (cuDNN, "
+                "oneDNN, flash attention: no generated code is meant to replace it)"
+            )
+        else:
+            what = f"`aten.{op}` runs as an ATen fallback (Inductor has no generated code for it)"
         found.append(
             Finding(
                 kind="fallback_op",
