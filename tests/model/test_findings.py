@@ -252,6 +252,24 @@ def test_ops_inductor_leaves_to_a_library_on_purpose_are_findings_only_by_their_
     assert not conv.fixes and not attention.fixes
 
 
+def test_no_findings_says_whether_speed_was_judged():
+    """A log holds no step times: "nothing stood out" would claim a speed verdict never made
+    (a ResNet-18 GPU log read "no findings: nothing broke, recompiled or stood out")."""
+    from compilescope.views.result_view import fallback_html, view_data
+
+    empty = Compile(CompileId(frame_id=0, frame_compile_id=0))
+    untimed = compilescope.Capture((empty,))
+    timed = _fallbacks_capture({"convolution_backward": 1e-5})
+    timed = replace(timed, compiles=(empty,))
+    for cap, says in ((untimed, "Speed is not judged without step times"),
+                      (timed, "nothing broke, recompiled or stood out")):  # fmt: skip
+        assert findings(cap) == ()
+        data = view_data(cap)
+        assert says in data["findings_none"]
+        assert says in fallback_html(cap, data, (), brief=True)
+    assert "stood out" not in view_data(untimed)["findings_none"]
+
+
 def test_fallbacks_and_hot_kernels_by_measured_share():
     found = findings(_timed_capture())
     (aten,) = of_kind(found, "fallback_op")

@@ -6,7 +6,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ..model.findings.parts import Finding
-from ..model.findings.ranked import cost_text, often_text, where_text
+from ..model.findings.ranked import NONE_FOUND, cost_text, often_text, where_text
 
 if TYPE_CHECKING:  # a fix trial's model and its speedup's view: imported only with a trial
     from ..model.findings.fix_trial import FixTrial
@@ -74,11 +74,11 @@ def findings_data(found: tuple[Finding, ...]) -> list[dict[str, Any]]:
     return rows
 
 
-def findings_html(found: tuple[Finding, ...]) -> str:
+def findings_html(found: tuple[Finding, ...], none: str = NONE_FOUND) -> str:
     """Script-free: an ordered list, costliest first, each with its fix as code; torch's own
-    message folded once per cause."""
+    message folded once per cause. `none`: what to say when there are none (`none_found`)."""
     if not found:
-        return "<p class='cs-findings-none'>no findings: nothing broke, recompiled or stood out</p>"
+        return f"<p class='cs-findings-none'>{escape(none)}</p>"
     items = []
     for f in found[:SHOWN]:
         gb = f" ({escape(f.torch.gb_id)})" if f.torch and f.torch.gb_id else ""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..common import STAGES
 from ..model.capture import Capture
 from ..model.findings.parts import Finding
-from ..model.findings.ranked import findings
+from ..model.findings.ranked import NONE_FOUND, findings, none_found
 from ..model.graph import Graph
 from .explorer.data import explorer_payload
 from .explorer.static_graph import graph_svg
@@ -38,6 +38,7 @@ def view_data(
 def add_view_parts(data: dict[str, Any], capture: Capture, found: tuple[Finding, ...]) -> None:
     """What `view_data` adds to `capture_data`: the findings, the charts, the rank report."""
     data["findings"] = findings_data(found)
+    data["findings_none"] = none_found(capture)  # what the view says when there are none
     if capture.timings is None:  # a log: no times to chart, and no matplotlib to import
         from .plain_charts import saved_chart, stage_chart
 
@@ -68,7 +69,12 @@ def fallback_html(
     """Script-free HTML: the findings, the summary, SVG pictures of the main graphs, charts,
     highlighted code; `brief`: the findings, the table of compile ids and the rank report."""
     found = found if found is not None else findings(capture)
-    parts = [findings_html(found), capture_html(capture, not brief), data.get("ranks_html", "")]
+    none = data.get("findings_none", NONE_FOUND)
+    parts = [
+        findings_html(found, none),
+        capture_html(capture, not brief),
+        data.get("ranks_html", ""),
+    ]
     if brief:
         return "<div class='cs-fallback'>" + "".join(parts) + "</div>"
     drawn = []

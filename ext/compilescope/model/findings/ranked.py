@@ -126,10 +126,25 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
     return tuple(ranked)
 
 
+NONE_FOUND = "no findings: nothing broke, recompiled or stood out"
+
+
+def none_found(capture: Capture) -> str:
+    """What to say when `capture` has no findings: with no step times (a log, timings off),
+    only breaks, recompiles and fallbacks could have been found, not what slows the step."""
+    if capture.timings is not None and (capture.timings.kernels or capture.timings.real_steps):
+        return NONE_FOUND
+    return (
+        "no findings: nothing broke or recompiled. Speed is not judged without step times (a "
+        "log, or a capture with timings off, has none): compilescope.capturing() or "
+        "%%compile_fx time your steps."
+    )
+
+
 def text(found: tuple[Finding, ...], limit: int | None = None) -> str:
     """The findings for a terminal: a few lines each, costliest first."""
     if not found:
-        return "no findings: nothing broke, recompiled or stood out"
+        return NONE_FOUND
     lines = []
     for i, f in enumerate(found[:limit] if limit else found, 1):
         gb = f" ({f.torch.gb_id})" if f.torch and f.torch.gb_id else ""

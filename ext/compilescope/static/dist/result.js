@@ -1548,7 +1548,7 @@ function renderFindings(p, data, showLine, actions) {
   const section = el("div", { class: "cs-findings", "data-findings": String(found.length) });
   section.appendChild(el("h4", {}, found.length ? `Findings (${found.length}), costliest first` : "Findings"));
   if (!found.length) {
-    section.appendChild(el("div", { class: "cs-muted" }, "no findings: nothing broke, recompiled or stood out"));
+    section.appendChild(el("div", { class: "cs-muted", "data-findings-none": "" }, data.findings_none || "no findings: nothing broke, recompiled or stood out"));
     p.appendChild(section);
     return;
   }
