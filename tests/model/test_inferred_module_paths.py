@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 from compilescope.model.graph import Node
 from compilescope.model.place import Place
-from compilescope.views.explorer.module_groups import infer_paths, line_paths, propagate, sides
+from compilescope.views.explorer.module_groups import (
+    gradient_outputs,
+    infer_paths,
+    line_paths,
+    propagate,
+    sides,
+)
 from compilescope.views.view_data import _SHOWN_KINDS
 
 
@@ -82,3 +88,63 @@ def test_a_line_of_many_blocks_takes_the_block_of_what_it_reads():
     assert propagate(nodes, {}, lines) == ["blocks.1.conv", "blocks.1.conv", "blocks.1.bn"]
     # Without the line, what it reads: the conv.
     assert propagate(nodes, {})[-1] == "blocks.1.conv"
+
+
+def test_gradient_outputs_read_torchs_comments_on_the_return():
+    output = Node(
+        "output", "output", "output", ("mm_2", "view_1", "mm_1"),
+        "(\n    mm_2,  # GradAOTOutput(grad_of=PlainAOTInput(idx=0))\n"
+        "    view_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=1))\n    None,  # None\n"
+        "    mm_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=3))\n)",
+    )  # fmt: skip
+    assert gradient_outputs([output]) == {"mm_2": 0, "view_1": 1, "mm_1": 3}
+    plain = Node("output", "output", "output", ("mm_2",), "(mm_2,)")
+    assert gradient_outputs([plain]) == {}
+
+
+@pytest.mark.parametrize(
+    "fixture", ["module_backward", "small_resnet", "gpt2", "compiled_autograd"]
+)
+def test_each_parameter_gradient_is_its_parameters_module(loaded, fixture):
+    """The node that returns a parameter's gradient (torch names it: `# GradAOTOutput(
+    grad_of=PlainAOTInput(idx=3))`) is under that parameter's module. By what it reads, GPT-2's
+    c_proj weight gradient was c_fc's, a layer norm's weight gradient the block's before,
+    TinyMLP's fc2 weight gradient fc1's (its one line runs both)."""
+    checked = 0
+    for c in loaded(fixture):
+        dynamo = c.graph("dynamo_output_graph")
+        if dynamo is None:
+            continue
+        inputs = [n.module_path for n in dynamo.placeholders]
+        paths = infer_paths(c, _SHOWN_KINDS)
+        for kind in ("aot_backward_graph", "aot_joint_graph"):
+            graph = c.graph(kind)
+            if graph is None or (kind, 0) not in paths:
+                continue
+            path_of = dict(zip((n.name for n in graph.nodes), paths[(kind, 0)], strict=True))
+            for name, index in gradient_outputs(graph.nodes).items():
+                if inputs[index] and name in path_of and graph.node(name).op != "placeholder":
+                    assert path_of[name] == inputs[index], (kind, name)
+                    checked += 1
+    assert checked >= 4
+
+
+def test_the_gradient_flowing_on_keeps_its_module(loaded):
+    """Only ops whose one user makes a parameter's gradient join it: in TinyMLP's backward the
+    gradient through fc2 to the relu (an mm of the tangent and fc2's weight, read by the relu's
+    backward) stays fc2's, though only fc1's gradients use it."""
+    c = loaded("module_backward").compiles[0]
+    graph = c.graph("aot_backward_graph")
+    path_of = dict(
+        zip(
+            (n.name for n in graph.nodes),
+            infer_paths(c, _SHOWN_KINDS)[("aot_backward_graph", 0)],
+            strict=True,
+        )
+    )
+    grads = gradient_outputs(graph.nodes)
+    weight2 = next(name for name, index in grads.items() if index == 3)  # fc2.weight
+    weight1 = next(name for name, index in grads.items() if index == 0)  # fc1.weight
+    assert path_of[weight2] == "fc2" and path_of[weight1] == "fc1"
+    through = [n for n in graph.nodes if _op(n) == "mm" and "tangents_1" in n.inputs]
+    assert len(through) == 1 and path_of[through[0].name] == "fc2"

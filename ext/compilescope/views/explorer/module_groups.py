@@ -6,8 +6,10 @@ module stack for them; but the Dynamo graph of the same compile names every para
 path `transformer.h.0.attn.c_attn`), in the same order. So: inputs take the path of the Dynamo
 input at their position, every other node the path of what it reads (a parameter first), else
 of the module its `# File:` line calls in the Dynamo graph (a batch norm's statistics, which
-read only the convolution before them), else of the latest value it reads; graphs that share
-node names (forward, backward, post-grad) share the paths. Where none of that says anything,
+read only the convolution before them), else of the latest value it reads; a gradient the
+backward returns is its parameter's (torch names the input each is the gradient of), with the
+ops that only feed it; graphs that share node names (forward, backward, post-grad) share the
+paths. Where none of that says anything,
 the `# File:` comments name the user function a node came from.
 
 Graphs that do log paths (a live capture's backward: AOTAutograd copies the forward's module
@@ -19,6 +21,7 @@ groups by module like the forward.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from ...common import STAGE, STAGES
@@ -99,6 +102,55 @@ def propagate(
                     path = max(called, key=lambda c: _shared(c, near))  # first of the nearest
         paths[n.name] = path
         out.append(path if n.op != "output" else None)
+    return out
+
+
+# AOTAutograd marks each gradient its backward (or joint) graph returns with the forward input it
+# is the gradient of: `mm_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=3))` (torch 2.11, 2.13).
+_GRAD_OF = re.compile(
+    r"^\s*([A-Za-z_]\w*),\s*#\s*GradAOTOutput\(grad_of=PlainAOTInput\(idx=(\d+)\)\)", re.MULTILINE
+)
+
+
+def gradient_outputs(nodes: Sequence[Node]) -> dict[str, int]:
+    """Node name -> the index of the forward input whose gradient it is, from the comments on
+    the graph's return; {} where torch printed none."""
+    output = next((n for n in reversed(nodes) if n.op == "output"), None)
+    if output is None or "GradAOTOutput" not in output.args_text:
+        return {}
+    return {name: int(index) for name, index in _GRAD_OF.findall(output.args_text)}
+
+
+def gradient_chains(
+    nodes: Sequence[Node], paths: list[str | None], seeds: dict[str, str]
+) -> list[str | None]:
+    """`paths` where a parameter's gradient is made: each gradient output (`seeds`: name ->
+    its parameter's module) takes that module, and so does each op whose one user is such a
+    node (the tangent's permute before a weight-gradient mm, the sum before a bias gradient's
+    view). By what they read, a weight gradient went to the module before (GPT-2's c_proj
+    weight gradient to c_fc, whose output it reads) or, on one line running two modules
+    (`self.fc2(self.fc1(x).relu())`), to the first. An op with more users (the gradient that
+    flows on to the next module) or that reads a parameter keeps its own."""
+    position = {n.name: i for i, n in enumerate(nodes)}
+    params = {n.name for n, p in zip(nodes, paths, strict=True)
+              if p and n.op in ("placeholder", "get_attr")}  # fmt: skip
+    users: list[list[int]] = [[] for _ in nodes]
+    for i, n in enumerate(nodes):
+        for name in n.inputs if n.op != "output" else ():
+            if name in position:
+                users[position[name]].append(i)
+    out = list(paths)
+    chain: set[int] = set()
+    for i in range(len(nodes) - 1, -1, -1):
+        n = nodes[i]
+        if n.op in ("placeholder", "get_attr", "output") or n.module_path:
+            continue
+        if n.name in seeds:
+            out[i] = seeds[n.name]
+            chain.add(i)
+        elif len(users[i]) == 1 and users[i][0] in chain and not params & set(n.inputs):
+            out[i] = out[users[i][0]]
+            chain.add(i)
     return out
 
 
@@ -229,6 +281,12 @@ def infer_paths(
                     out[(kind, number)] = paths = filled
             else:
                 paths = propagate(graph.nodes, names, lines)
+                grads = gradient_outputs(graph.nodes)
+                seeds = {
+                    name: inputs[k] for name, k in grads.items() if k < len(inputs) and inputs[k]
+                }
+                if seeds:
+                    paths = gradient_chains(graph.nodes, paths, seeds)
                 if sum(map(bool, paths)) * 2 < len(paths):
                     paths = _by_source(graph.nodes)
                 else:  # the rest by the user function they came from, e.g. `forward()`
