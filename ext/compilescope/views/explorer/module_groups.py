@@ -281,10 +281,10 @@ def infer_paths(
                     out[(kind, number)] = paths = filled
             else:
                 paths = propagate(graph.nodes, names, lines)
-                grads = gradient_outputs(graph.nodes)
-                seeds = {
-                    name: inputs[k] for name, k in grads.items() if k < len(inputs) and inputs[k]
-                }
+                seeds: dict[str, str] = {}
+                for name, k in gradient_outputs(graph.nodes).items():
+                    if k < len(inputs) and (parameter := inputs[k]):
+                        seeds[name] = parameter
                 if seeds:
                     paths = gradient_chains(graph.nodes, paths, seeds)
                 if sum(map(bool, paths)) * 2 < len(paths):
