@@ -64,8 +64,10 @@ def test_a_finding_on_every_rank_is_one_block_on_ranks_0_to_n(tmp_path):
     assert report is not None and report.status == "agree"
     html = index.read_text()
     found = html.split("<h3>Findings</h3>", 1)[1].split("<h3>Compile ids", 1)[0]
-    assert found.count("<li data-kind=") == 6  # each finding once, not once per rank
-    assert found.count("(on ranks 0, 1)") == 6 and "rank0:" not in found
+    # Each finding once, not once per rank: the breaks, the eager frame, the recompile (the
+    # efficient-attention kernels, which Inductor leaves to a library on purpose, are none).
+    assert found.count("<li data-kind=") == 4
+    assert found.count("(on ranks 0, 1)") == 4 and "rank0:" not in found
     assert "[rank" not in found and "[1/0, 1/0_1, 2/0" in found  # compile ids without the rank
     many = index_html("t", "h", "", [("<p>f</p>", list(range(64)))], [], [])
     assert "(on ranks 0-63)" in many
