@@ -14,14 +14,14 @@ from compilescope.views.explorer.module_groups import (
     propagate,
     sides,
 )
-from compilescope.views.view_data import _SHOWN_KINDS
+from compilescope.views.stage_graphs import SHOWN_KINDS
 
 
 @pytest.fixture(scope="module")
 def resnet(loaded):
     cap = loaded("small_resnet")
     c = next(c for c in cap if c.graph("aot_joint_graph"))
-    return c, infer_paths(c, _SHOWN_KINDS)
+    return c, infer_paths(c, SHOWN_KINDS)
 
 
 def _op(node: Node) -> str:
@@ -116,7 +116,7 @@ def test_each_parameter_gradient_is_its_parameters_module(loaded, fixture):
         if dynamo is None:
             continue
         inputs = [n.module_path for n in dynamo.placeholders]
-        paths = infer_paths(c, _SHOWN_KINDS)
+        paths = infer_paths(c, SHOWN_KINDS)
         for kind in ("aot_backward_graph", "aot_joint_graph"):
             graph = c.graph(kind)
             if graph is None or (kind, 0) not in paths:
@@ -138,7 +138,7 @@ def test_the_gradient_flowing_on_keeps_its_module(loaded):
     path_of = dict(
         zip(
             (n.name for n in graph.nodes),
-            infer_paths(c, _SHOWN_KINDS)[("aot_backward_graph", 0)],
+            infer_paths(c, SHOWN_KINDS)[("aot_backward_graph", 0)],
             strict=True,
         )
     )

@@ -10,7 +10,7 @@ from compilescope.views.explorer.static_graph import graph_svg
 from compilescope.views.math import math_html, parse_expr, to_mathml
 from compilescope.views.report import report_html
 from compilescope.views.result_view import fallback_html, view_data
-from compilescope.views.view_data import partition_graph
+from compilescope.views.stage_graphs import partition_graph
 
 EVIL = '"><img src=x onerror=alert(1)></script><script>alert(2)</script>javascript:alert(3)'
 

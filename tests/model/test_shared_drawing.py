@@ -27,7 +27,7 @@ class Job:
     def __init__(self, number, size):
         self.number, self.size = number, size
     def __call__(self):
-        time.sleep(0.01)
+        time.sleep(0.03)  # 24 of them: the helper starts long before the parent could do all
         return {"number": self.number, "pid": os.getpid()}
 """
 
@@ -79,7 +79,9 @@ def test_jobs_the_helper_does_not_send_are_made_here():
 
 def test_the_helper_stops_when_its_parent_is_gone(tmp_path):
     """A report that fails after the fork leaves no helper making payloads for nobody: it stops
-    after the job in hand (jobs log here what they made; 20 of 0.1 s each)."""
+    after the job in hand (jobs log here what they made; 20 of 0.1 s each). Its parent's pid is
+    taken before the fork: a helper that asked for it first thing could start after the parent
+    ended, and take its new parent for the old one."""
     made = tmp_path / "made.txt"
     helper = _run(
         f"""
@@ -97,8 +99,10 @@ def test_the_helper_stops_when_its_parent_is_gone(tmp_path):
     while time.monotonic() < deadline and _alive(helper):
         time.sleep(0.05)
     assert not _alive(helper)
-    lines = made.read_text().split()
-    assert set(lines) <= {str(helper)} and 1 <= len(lines) <= 2
+    # It may see its parent gone before its first job (then it makes none): at most the job
+    # in hand and the one it took as the parent ended; without the check, all 20.
+    lines = made.read_text().split() if made.exists() else []
+    assert set(lines) <= {str(helper)} and len(lines) <= 2
 
 
 def _alive(pid: int) -> bool:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
-from .view_data import PendingGraph
+from .stage_graphs import PendingGraph
 
 _TOKEN = 4  # bytes per job number in the queue pipe
 # A pipe holds 64 KiB: the queue is written whole before the fork, so it must fit.
@@ -71,12 +71,13 @@ class SharedDrawing:
         except (OSError, AttributeError):  # no O_TMPFILE there: no helper
             return self
         try:
+            parent = os.getpid()  # taken here: the helper may start after this process ended
             pid = os.fork()
         except OSError:
             results.close()
             return self  # no helper: this process takes every job from the queue
         if pid == 0:  # the helper: never returns
-            self._helper_main(results)
+            self._helper_main(results, parent)
         self._results, self._helper = results, pid
         return self
 
@@ -88,11 +89,11 @@ class SharedDrawing:
         token = os.read(self._queue, _TOKEN)
         return int.from_bytes(token, "little") if len(token) == _TOKEN else None
 
-    def _helper_main(self, results: BinaryIO) -> None:
+    def _helper_main(self, results: BinaryIO, parent: int) -> None:
         """Make jobs until the queue is empty, each written as a `number\tjson` line (JSON
         text has no raw tab or newline), then end the process: nothing of the parent's runs
         here. A line cut short (the helper died writing it) is not taken (`_lines`)."""
-        code, parent = 1, os.getppid()
+        code = 1
         try:
             # The parent gone (it failed, or was stopped): its page will not be written.
             while os.getppid() == parent and (number := self._take()) is not None:

@@ -13,7 +13,7 @@ GROUP_LIMIT = 100
 # parameters does not set the drawing's width (and scale).
 FOLD_INPUTS = 5
 INPUT_OPS = ("placeholder", "get_attr")
-# A joint graph's or a partition's two halves (module_groups.sides, view_data.partition_graph).
+# A joint graph's or a partition's two halves (module_groups.sides, stage_graphs.partition_graph).
 SIDES = ("forward", "backward")
 
 
