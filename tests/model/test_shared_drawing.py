@@ -127,6 +127,29 @@ def test_a_line_cut_short_is_not_taken():
     assert lines(b"x\t{}\n7\t{}\n") == {}  # not a job number, or not one of the jobs
 
 
+def test_a_queue_the_pipe_cannot_hold_means_no_helper(monkeypatch):
+    """A pipe may hold less than the queue (a user past pipe-user-pages-soft gets one page):
+    the write does not block, and every job is made here, in order."""
+
+    class Job:
+        size = 1
+
+        def __call__(self):
+            return {"made": True}
+
+    monkeypatch.setattr(shared_drawing.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(shared_drawing.os, "write", lambda fd, data: len(data) // 2)
+    forked = []
+
+    def fork():  # recorded, never done: a fork inside pytest's own process is no test's job
+        forked.append(1)
+        raise OSError("not here")
+
+    monkeypatch.setattr(shared_drawing.os, "fork", fork)
+    drawing = SharedDrawing([Job(), Job(), Job()]).start()
+    assert not forked and drawing.texts() == ['{"made":true}'] * 3
+
+
 def test_no_helper_with_one_core_or_one_job(monkeypatch):
     class Job:
         size = 1

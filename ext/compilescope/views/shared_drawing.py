@@ -58,10 +58,19 @@ class SharedDrawing:
             queue_read, queue_write = os.pipe()
         except OSError:
             return self
+        queue = b"".join(i.to_bytes(_TOKEN, "little") for i in order)
         try:
-            os.write(queue_write, b"".join(i.to_bytes(_TOKEN, "little") for i in order))
+            # Not blocking: a pipe may hold less than 64 KiB (a user past pipe-user-pages-soft
+            # gets one page), and a queue that does not fit is no queue.
+            os.set_blocking(queue_write, False)
+            whole = os.write(queue_write, queue) == len(queue)
+        except OSError:
+            whole = False
         finally:
             os.close(queue_write)  # an empty queue then reads as its end (b"")
+        if not whole:
+            os.close(queue_read)
+            return self  # every job made here, in order
         self._queue = queue_read
         try:
             # A file with no name (gone when closed), not a pipe: the helper writes each
