@@ -79,13 +79,13 @@ def memory():
     return kib(status["VmHWM"]) / 1024, private / 1024
 
 helper_main = shared.SharedDrawing._helper_main
-def instrumented(self, results):
+def instrumented(self, *args):
     end = os._exit
     def exit_with_figures(code):
         print("helper", *memory(), file=sys.stderr, flush=True)
         end(code)
     os._exit = exit_with_figures
-    helper_main(self, results)
+    helper_main(self, *args)
 shared.SharedDrawing._helper_main = instrumented
 end = os._exit
 def main_exit(code):

@@ -77,6 +77,24 @@ def test_jobs_the_helper_does_not_send_are_made_here():
     assert len({m["pid"] for m in made}) == 1
 
 
+def test_a_helper_that_fails_at_once_never_runs_the_parents_code():
+    """Whatever the helper raises, it ends there: it never returns into the report (which
+    would then be written twice, by two processes). Here its loop is replaced by one that
+    raises; the parent makes every job and prints once."""
+    made = _run(
+        """
+        SharedDrawing._helper_main = lambda self, results, parent: int("not a number")
+        jobs = [Job(i, size=1) for i in range(4)]
+        try:
+            drawing = SharedDrawing(jobs).start()
+        except ValueError:  # as `compilescope report` catches it: an escaped helper goes on
+            drawing = SharedDrawing(jobs)
+        print(json.dumps([json.loads(t) for t in drawing.texts()]))
+        """
+    )
+    assert [m["number"] for m in made] == [0, 1, 2, 3]
+
+
 def test_the_helper_stops_when_its_parent_is_gone(tmp_path):
     """A report that fails after the fork leaves no helper making payloads for nobody: it stops
     after the job in hand (jobs log here what they made; 20 of 0.1 s each). Its parent's pid is

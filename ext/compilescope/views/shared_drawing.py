@@ -85,8 +85,11 @@ class SharedDrawing:
         except OSError:
             results.close()
             return self  # no helper: this process takes every job from the queue
-        if pid == 0:  # the helper: never returns
-            self._helper_main(results, parent)
+        if pid == 0:  # the helper: never returns, whatever happens in it
+            try:
+                self._helper_main(results, parent)
+            finally:
+                os._exit(1)
         self._results, self._helper = results, pid
         return self
 
