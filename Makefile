@@ -4,8 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build on this kind of machine; an unpinned torch pulls a multi-GB CUDA build.
 TORCH_PIN ?= torch==2.13.0
+# What torch 2.13 pins for its CUDA builds; the CPU build has none, and the kernel tests run it
+# on the CPU (TRITON_INTERPRET=1).
+TRITON_PIN ?= triton==3.7.1
 
-.PHONY: help setup setup-browser setup-js js demo lab test tutorials test-fast lint format bench clean
+.PHONY: test-torch help setup setup-browser setup-js js demo lab test tutorials test-fast lint format bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -15,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 setup: $(BIN)/python  ## create .venv with pinned CPU torch and compilescope (editable) with test tools
-	$(BIN)/pip install -q $(TORCH_PIN)
+	$(BIN)/pip install -q $(TORCH_PIN) $(TRITON_PIN)
 	$(BIN)/pip install -q -e '.[test]'
 
 setup-browser:  ## install Debian's chromium for the browser tests (Playwright drives it; no downloads)
@@ -40,6 +43,22 @@ lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks a
 
 test: setup setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q
+
+# The supported-versions matrix (README "Torch versions"): a venv of its own per release, the
+# whole suite on it. A CUDA build brings the triton it pins; the CPU build gets TRITON_PIN.
+# TESTS narrows it, e.g. TESTS='-m "not browser and not tutorials"'.
+TORCH ?=
+TESTS ?=
+TORCH_VENV := .venv-torch-$(TORCH)
+test-torch: setup-browser setup-js  ## the whole suite on another torch: make test-torch TORCH=2.14.1
+	@test -n "$(TORCH)" || { echo "usage: make test-torch TORCH=2.14.1 [TESTS='-m \"not browser\"']"; exit 2; }
+	@test -x $(TORCH_VENV)/bin/python || $(PY) -m venv $(TORCH_VENV)
+	@$(TORCH_VENV)/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$(TORCH)')" 2>/dev/null \
+		|| $(TORCH_VENV)/bin/pip install -q torch==$(TORCH)
+	@$(TORCH_VENV)/bin/python -c "import triton" 2>/dev/null || $(TORCH_VENV)/bin/pip install -q $(TRITON_PIN)
+	@$(TORCH_VENV)/bin/python -c "import compilescope, pytest, tlparse" 2>/dev/null \
+		|| $(TORCH_VENV)/bin/pip install -q -e '.[test]'
+	$(TORCH_VENV)/bin/python -m pytest -q $(TESTS)
 
 tutorials: setup  ## execute every notebook in notebooks/ in a fresh env built from binder/
 	$(BIN)/python -m pytest -q -m tutorials

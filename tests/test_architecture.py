@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -178,3 +179,91 @@ def test_concepts_are_folders_with_a_one_line_docstring_and_no_prefixed_names():
     for room in ("model", "live", "views"):
         flat = [p for p in (PACKAGE / room).glob("*.py") if p.name != "__init__.py"]
         assert len(flat) <= 28, f"{room}/ holds {len(flat)} modules side by side"
+
+
+# The boundary to torch's private API (issue 41): only the modules ARCHITECTURE.md's table names
+# may touch it, so a new use elsewhere is a decision written down, not an accident.
+ARCHITECTURE = PACKAGE.parents[1] / "ARCHITECTURE.md"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_torch_uses(source: str) -> set[str]:
+    """torch's private names a module uses: imports of them, attribute chains from `torch`, and
+    modules imported by name (`importlib.import_module("torch._inductor.config")`)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            parts = node.module.split(".")
+            names = [a.name for a in node.names]
+            if parts[0] == "torch" and any(_private(p) for p in parts + names):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "torch" and any(_private(p) for p in parts):
+                    found.add(alias.name)
+        elif isinstance(node, ast.Attribute):
+            chain, base = [], node
+            while isinstance(base, ast.Attribute):
+                chain.append(base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and base.id == "torch" and any(map(_private, chain)):
+                found.add("torch." + ".".join(reversed(chain)))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            value = node.args[0].value
+            if name == "import_module" and isinstance(value, str) and value.startswith("torch._"):
+                found.add(value)
+    return found
+
+
+def boundary_modules() -> set[str]:
+    """The first column of ARCHITECTURE.md's table of where torch's private APIs are touched."""
+    text = ARCHITECTURE.read_text("utf-8")
+    section = text.split("## Where torch's private APIs are touched", 1)[1].split("\n## ", 1)[0]
+    return {
+        m.group(1)
+        for line in section.splitlines()
+        if (m := re.match(r"\|\s*`([\w/]+\.py)`\s*\|", line))
+    }
+
+
+def test_torch_private_api_is_touched_only_where_architecture_md_says():
+    allowed = boundary_modules()
+    assert "live/torch_bridge.py" in allowed, "the table of ARCHITECTURE.md was not found"
+    outside = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        uses = private_torch_uses(path.read_text("utf-8"))
+        if uses and rel not in allowed:
+            outside[rel] = sorted(uses)
+    assert not outside, (
+        "torch's private API used outside the modules ARCHITECTURE.md names (go through "
+        f"live/torch_bridge.py, or add the module to the table with the versions checked): {outside}"
+    )
+    # Every module of the table exists and still needs its row.
+    for rel in allowed:
+        assert (PACKAGE / rel).exists(), f"ARCHITECTURE.md names {rel}, which is gone"
+
+
+def test_the_boundary_check_sees_each_form_of_private_use():
+    source = (
+        "import torch\nimport torch._dynamo\nfrom torch._guards import CompileContext\n"
+        "from torch import _C\nimport importlib\n"
+        "def f():\n    torch._C._autograd.x()\n    importlib.import_module('torch._inductor.config')\n"
+        "    torch.__version__\n    torch.compile\n"
+    )
+    assert private_torch_uses(source) == {
+        "torch._dynamo",
+        "torch._guards",
+        "torch",  # `from torch import _C`
+        "torch._C._autograd.x",
+        "torch._C._autograd",
+        "torch._C",
+        "torch._inductor.config",
+    }
+    assert private_torch_uses("import torch\ntorch.compile(f)\nx = torch.__version__\n") == set()

@@ -2,18 +2,21 @@
 
 AOTAutograd runs a compiled forward inside `CompiledFunction.apply`; autograd hands each tensor
 that `ctx.save_for_backward` kept to the saved-tensor pack hook before `apply` returns. So while
-a capture runs the user's code, a pack hook that looks one frame up sees, for every compiled
-forward, the tensors it really holds for the backward, Inductor's own copies included (on a CPU
-it saves layout-converted copies of conv inputs and weights, made after the partition). The
-compile id comes from Dynamo's bytecode hook: the transformed code of each compile, found on
-the stack. Only the first run of each compiled forward is read, and the hooks come off at the
+a capture runs the user's code, a pack hook that finds the compiled function on the stack sees,
+for every compiled forward, the tensors it really holds for the backward, Inductor's own copies
+included (on a CPU it saves layout-converted copies of conv inputs and weights, made after the
+partition). The compiled function is recognised by what it is (an autograd.Function class with
+a `compiled_fw`), found among the locals of the few frames above the hook, not by the name or
+shape of one of torch's frames: up to torch 2.13 that is `apply`'s own frame, from 2.14 (where
+torch/autograd/function.py sets `apply = _C._FunctionBase.__dict__["apply"]`, a C function
+with no frame) the frame that called it, AOTAutograd's runtime wrapper. The compile id comes from Dynamo's bytecode hook: the transformed code
+of each compile, found on the stack. Only the first run of each compiled forward is read, and the hooks come off at the
 first optimizer step after which nothing compiled (so later steps, timed or not, run without).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import types
 from collections.abc import Iterator
@@ -29,13 +32,13 @@ from ..model.held_memory import HeldMemory, HeldTensor
 from . import torch_bridge
 from .timing.step_boundaries import hearing_steps
 
-_APPLY = torch.autograd.Function.apply.__func__.__code__  # type: ignore[attr-defined]
 # The saved-tensor hooks' stack (what torch.autograd.graph.saved_tensors_hooks pushes and
 # pops): pushed and popped here by hand, so the hooks can come off in the middle of a block.
 _AUTOGRAD: Any = torch._C._autograd
-_DYNAMO = os.path.join("torch", "_dynamo", "")  # where torch.compiler.disable's wrapper lives
-_MARK = "__compilescope_held__"  # set in the f_locals of an apply frame already heard
 _STACK_LIMIT = 200
+# How far above the hook the compiled function's call may be: past torch.compiler.disable's
+# wrapper (1-2 frames) to apply (2.8-2.13) or to its caller (2.14: RuntimeWrapper's code).
+_CALL_DEPTH = 6
 
 
 @dataclass
@@ -57,6 +60,9 @@ class HeldRecorder:
         self._pushed = False
         self._compiles_at_step = 0
         self.off_early = False  # the hooks came off at a step, before the block ended
+        # The call being heard: its frame (held only until the next call or the hooks come
+        # off, so an id can't be reused for another frame) and its run (None: not read).
+        self._call: tuple[types.FrameType, _Run | None] | None = None
         # Never traced: a hook can run while Dynamo's frame callback is on (FSDP2's eager hooks
         # inside a compiled module), and a frame Dynamo tried would be a compile of its own.
         self._hooks = (
@@ -74,7 +80,13 @@ class HeldRecorder:
             return
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_bridge.bytecode_listener(self._hear_code))
-            _AUTOGRAD._push_saved_tensors_default_hooks(*self._hooks)
+            try:
+                _AUTOGRAD._push_saved_tensors_default_hooks(*self._hooks)
+            except AttributeError as error:  # guard against torch API drift
+                self.note = f"torch {torch.__version__} has no saved-tensor hooks API we know"
+                torch_bridge.missing("memory held for backward", error)
+                yield
+                return
             self._pushed = True
             stack.callback(self._pop)
             # A compiled optimizer step calls it too, and compiles as without it.
@@ -91,6 +103,7 @@ class HeldRecorder:
             return
         _AUTOGRAD._pop_saved_tensors_default_hooks()
         self._pushed = False
+        self._call = None
 
     def _step_ended(self, *_: object) -> None:
         """An optimizer step: once a step passes with nothing new compiled, every compiled
@@ -107,34 +120,34 @@ class HeldRecorder:
 
     def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
         try:
-            frame = sys._getframe(1)
-            for _ in range(4):  # past torch.compiler.disable's own frames, to autograd's apply
-                if frame.f_code is _APPLY or _DYNAMO not in frame.f_code.co_filename:
-                    break
-                frame = frame.f_back or frame
-            if frame.f_code is _APPLY:
-                self._hear(tensor, frame)
+            run = self._run_of_call(sys._getframe(1))
+            if run is not None:
+                key, size = _storage(tensor)
+                run.saves.append((_meta(tensor), key, size))
         except Exception as error:  # measuring must never break the user's step
             self.note = f"measuring stopped: {type(error).__name__}: {error}"
         # Detached, as torch's own example does: a saved output packed as itself would hold
         # its grad_fn, which holds it (a cycle that outlives the step without backward).
         return tensor.detach()
 
-    def _hear(self, tensor: torch.Tensor, frame: types.FrameType) -> None:
-        local = frame.f_locals
-        cls = local.get("cls")
-        if cls is None or not hasattr(cls, "compiled_fw"):
-            return  # another autograd.Function: not a compiled forward
-        run = local.get(_MARK)
-        if run is None:  # the first tensor this call saves
-            run = None if cls in self.runs else _Run(self._compile_of(frame), set())
-            if run is not None:
-                run.inputs = {k for a in local.get("args", ()) if (k := _storage(a)[0])}
-                self.runs[cls] = run
-            local[_MARK] = run or False  # later calls of the same forward are not read
-        if run:
-            key, size = _storage(tensor)
-            run.saves.append((_meta(tensor), key, size))
+    def _run_of_call(self, frame: types.FrameType | None) -> _Run | None:
+        """The first run of the compiled forward whose call saves this tensor, or None (another
+        autograd op, or a later run of a forward already read)."""
+        for _ in range(_CALL_DEPTH):
+            if frame is None or frame.f_code in self.codes:
+                return None  # reached the user's compiled code: no compiled function between
+            if self._call is not None and self._call[0] is frame:
+                return self._call[1]  # a later tensor of the call being heard
+            found = _compiled_function(frame)
+            if found is not None:
+                cls, inputs = found
+                run = None
+                if cls not in self.runs:  # its first call: read it
+                    run = self.runs[cls] = _Run(self._compile_of(frame), inputs)
+                self._call = (frame, run)
+                return run
+            frame = frame.f_back
+        return None
 
     def _compile_of(self, frame: types.FrameType) -> str | None:
         """The compile whose transformed code is running further up the stack."""
@@ -146,6 +159,25 @@ class HeldRecorder:
                 return self.codes[up.f_code]
             up = up.f_back
         return None
+
+
+def _compiled_function(frame: types.FrameType) -> tuple[type, set[tuple[str, int]]] | None:
+    """AOTAutograd's CompiledFunction if this frame runs or calls it (a class among its locals,
+    or a bound `apply` of one, that has a `compiled_fw`), with the storages of the call's
+    tensor arguments (the frame's tuples and lists of tensors)."""
+    local = frame.f_locals
+    for value in local.values():
+        cls = value if isinstance(value, type) else getattr(value, "__self__", None)
+        if isinstance(cls, type) and hasattr(cls, "compiled_fw"):
+            inputs = {
+                key
+                for v in local.values()
+                if isinstance(v, (tuple, list))
+                for a in v
+                if (key := _storage(a)[0])
+            }
+            return cls, inputs
+    return None
 
 
 def _unpack(tensor: torch.Tensor) -> torch.Tensor:
@@ -165,7 +197,8 @@ def _why_not_hook(compiled_autograd: bool = False) -> str:
             return "saved-tensor hooks are disabled here"
         if _AUTOGRAD._top_saved_tensors_default_hooks(False) is not None:
             return "the code runs under saved-tensor hooks of its own, which these would hide"
-    except AttributeError:  # pragma: no cover - guard against torch API drift
+    except AttributeError as error:  # guard against torch API drift
+        torch_bridge.missing("memory held for backward", error)
         return f"torch {torch.__version__} has no saved-tensor hooks API compilescope knows"
     return ""
 

@@ -64,6 +64,7 @@ class CaptureSession:
         self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0
+        self._missing: list[str] = []  # features whose torch API is gone (torch_bridge.missing)
 
     def heard_module_paths(self, compile_id: str, paths: dict[str, str]) -> None:
         """The recording backend heard a Dynamo graph: its nodes' module paths."""
@@ -131,15 +132,24 @@ class CaptureSession:
         self._started = time.time() - 1.0  # file times are coarse: a second's margin
         try:
             self._strings = torch_bridge.interned_strings()
+            optional = torch_bridge.optional  # a feature whose torch API is gone: a note
             with (
+                torch_bridge.noting_missing() as self._missing,
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
-                torch_bridge.graph_pass_listeners(self._hear_joint, self._hear_post_grad),
-                lazy_backward_provenance(),
-                recording_partitions(self.joints),
-                torch_words.listening() as said,  # torch's warnings: for the view, not stderr
-                hearing_autotune() as self._autotune,
+                optional(
+                    "module paths of the AOT and post-grad graphs",
+                    lambda: torch_bridge.graph_pass_listeners(
+                        self._hear_joint, self._hear_post_grad
+                    ),
+                ),
+                optional("node maps of lazily lowered backward kernels", lazy_backward_provenance),
+                optional("the partition lab", lambda: recording_partitions(self.joints)),
+                # torch's warnings: for the view, not stderr
+                optional("torch's warnings by compile id", torch_words.listening) as said,
+                optional("the autotuner's records", hearing_autotune) as autotune,
             ):
+                self._autotune = autotune or AutotuneRecords()
                 try:
                     yield self
                 except BaseException as error:
@@ -154,7 +164,7 @@ class CaptureSession:
                         self.result = replace(self.result, timings=timings)
                     if steps is not None:
                         self.result = with_real_steps(self.result, *steps())
-                    if said.items:
+                    if said is not None and said.items:
                         self.result = replace(self.result, messages=said.messages())
                     self.recorded = {}
         finally:
@@ -181,12 +191,29 @@ class CaptureSession:
         # The builder knows the cells of the frames and breaks; these add the cells of kernels'
         # lines and of the callers of torch's frames.
         capture = replace(capture, sources=sources, cells={**capture.cells, **cells})
-        capture = with_autotune_choices(with_triton_ir(capture, self._started))
-        capture = with_autotune_records(capture, self._autotune)
-        capture = with_partition_labs(capture, self.joints)
-        capture = with_held_memory(capture, self.held)
+        # What only live objects add, each on its own: one whose torch API is gone (or that
+        # fails) leaves the capture as it was, with a note saying what is missing.
+        for feature, add in (
+            ("Triton IR", lambda c: with_triton_ir(c, self._started)),
+            ("the autotuner's choices", with_autotune_choices),
+            ("the autotuner's records", lambda c: with_autotune_records(c, self._autotune)),
+            ("the partition lab", lambda c: with_partition_labs(c, self.joints)),
+            ("memory held for backward", lambda c: with_held_memory(c, self.held)),
+            (
+                "module paths",
+                lambda c: with_module_paths(
+                    c, self.module_paths, self.joint_paths, self.post_grad_paths
+                ),
+            ),
+        ):
+            try:
+                capture = add(capture)
+            except Exception as error:  # never the user's result: the rest of it stands
+                torch_bridge.missing(feature, error)
         self.joints = JointRecorder()  # the labs own the records now; the session lets go
-        return with_module_paths(capture, self.module_paths, self.joint_paths, self.post_grad_paths)
+        if self._missing:
+            capture = replace(capture, note="; ".join(filter(None, (capture.note, *self._missing))))
+        return capture
 
     def _cell_sources(self, capture: Capture) -> tuple[dict[str, str], dict[str, int]]:
         """The code and number of the notebook cells the capture points at (frames, graph

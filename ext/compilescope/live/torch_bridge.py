@@ -1,4 +1,4 @@
-"""Most of what compilescope reads or sets inside torch (the rest: ARCHITECTURE.md's list), guarded for torch 2.8 to 2.13."""
+"""Most of what compilescope reads or sets inside torch (the rest: ARCHITECTURE.md's list), guarded for torch 2.8 to 2.14."""
 
 from __future__ import annotations
 
@@ -57,6 +57,45 @@ _CAPTURE_SETTINGS = (
 
 def torch_version() -> str:
     return str(torch.__version__)
+
+
+# What a capture could not do on this torch (a private API moved or went): each feature says so
+# once, in words the capture shows (`Capture.note`), and the rest of the capture goes on.
+_missing: list[str] | None = None
+
+
+@contextlib.contextmanager
+def noting_missing() -> Iterator[list[str]]:
+    """Collect, inside the block, the features that found their torch API missing."""
+    global _missing
+    outer, _missing = _missing, []
+    try:
+        yield _missing
+    finally:
+        _missing = outer
+
+
+def missing(feature: str, error: BaseException | str) -> None:
+    """`feature` is not available on this torch: say so in the capture being made."""
+    why = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    note = f"{feature}: not available on torch {torch_version()} ({why})"
+    if _missing is not None and note not in _missing:
+        _missing.append(note)
+
+
+@contextlib.contextmanager
+def optional(
+    feature: str, manager: Callable[[], contextlib.AbstractContextManager[_R]]
+) -> Iterator[_R | None]:
+    """`manager()` entered, or, where entering it reaches a torch API that is not there, None
+    and a note that `feature` is not available (the capture goes on without it)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            entered: _R | None = stack.enter_context(manager())
+        except (AttributeError, ImportError, TypeError, NotImplementedError) as error:
+            missing(feature, error)
+            entered = None
+        yield entered
 
 
 def default_device() -> str:
@@ -275,7 +314,8 @@ def graph_pass_listeners(
     try:
         import torch._inductor.config as config
         from torch._inductor.custom_graph_pass import CustomGraphPass
-    except ImportError:  # pragma: no cover - torch without custom graph passes
+    except ImportError as error:  # torch without custom graph passes
+        missing("module paths of the AOT and post-grad graphs", error)
         yield
         return
 
@@ -432,7 +472,8 @@ def bytecode_listener(hear: Callable[[types.CodeType, types.CodeType], None]) ->
     (torch._dynamo.convert_frame.register_bytecode_hook); the code is left as Dynamo made it."""
     try:
         from torch._dynamo.convert_frame import register_bytecode_hook
-    except ImportError:  # pragma: no cover - guard against torch API drift
+    except ImportError as error:  # guard against torch API drift
+        missing("compile ids of compiled forwards (held memory)", error)
         yield
         return
 
