@@ -38,8 +38,14 @@ def test_the_missing_apis_of_three_features_leave_a_whole_capture_with_notes(mon
     cap = _capture()
     version = torch.__version__
     assert f"memory held for backward: not available on torch {version}" in cap.note
-    assert f"compile ids of compiled forwards (held memory): not available on torch {version}" in cap.note
-    assert f"module paths of the AOT and post-grad graphs: not available on torch {version}" in cap.note
+    assert (
+        f"compile ids of compiled forwards (held memory): not available on torch {version}"
+        in cap.note
+    )
+    assert (
+        f"module paths of the AOT and post-grad graphs: not available on torch {version}"
+        in cap.note
+    )
     # The rest of the capture is intact: graphs of every stage, kernels, the partition.
     (c,) = [c for c in cap if c.partition is not None]
     for kind in ("dynamo_output_graph", "aot_forward_graph", "aot_backward_graph"):

@@ -78,12 +78,43 @@ def test_no_optimizer_step_means_no_real_steps_and_nothing_changed():
 
 
 def test_a_loop_too_short_for_a_window_says_how_many_steps_it_needs():
-    loop, losses = _training(6)
+    loop, losses = _training(5)
     with compilescope.capturing() as cap:
         loop()
-    assert len(losses) == 6 and cap.capture.timings.real_steps is None
-    assert "ended after 6 optimizer steps" in cap.capture.timings.real_steps_note
+    assert len(losses) == 5 and cap.capture.timings.real_steps is None
+    assert "ended after 5 optimizer steps" in cap.capture.timings.real_steps_note
     assert "then 10 timed" in cap.capture.timings.real_steps_note
+
+
+def test_a_short_loop_gets_the_steps_it_has_timed_whole():
+    # 7 steps (issue 42): the first compiles, two settle, four are timed whole, and said so.
+    loop, losses = _training(7)
+    with compilescope.capturing() as cap:
+        loop()
+    real = cap.capture.timings.real_steps
+    assert len(losses) == 7 and real is not None, cap.capture.timings.real_steps_note
+    assert real.compiled.repeats == len(real.step_walls) == 4 and real.compiled.median_s > 0
+    assert real.graphs == () and real.eager is None
+    assert "4 steps timed whole (of 10), not split, and no eager steps" in real.note
+    assert "real steps" in cap.capture.summary()
+
+
+def test_a_notebook_sized_loop_of_20_steps_is_timed_and_split():
+    # The loop of issue 42's "notebook-sized loop": the stopwatch's 10 steps, a split from the
+    # steps left; the eager window would need more steps, and the note says how many.
+    loop, losses = _training(20)
+    with compilescope.capturing() as cap:
+        loop()
+    real = cap.capture.timings.real_steps
+    assert len(losses) == 20 and real is not None, cap.capture.timings.real_steps_note
+    assert real.compiled.repeats == 10 and real.graphs and real.split_wall is not None
+    assert 2 <= real.split_wall.repeats < 10 and real.eager is None
+    assert "the split is from" in real.note and "no eager steps were timed" in real.note
+    needed = int(real.note.split("(")[-1].split(" steps in all")[0])
+    assert 20 < needed <= 20 + 10 + 6, real.note
+    from torch._dynamo import eval_frame
+
+    assert eval_frame._stance.stance == "default"  # no eager window opened after the block
 
 
 def test_a_loop_that_ends_in_the_eager_window_says_how_many_steps_it_needs_and_ran():

@@ -279,7 +279,7 @@ class RealStepTimer:
             self._wrapping.close()
             self._wrapping = None
 
-    def _finish_compiled(self) -> None:
+    def _finish_compiled(self, then_eager: bool = True) -> None:
         # The wall time comes from the steps before, run without wrappers or profiler; the
         # split from these, where every kernel was wrapped.
         walls = self._walls
@@ -318,17 +318,18 @@ class RealStepTimer:
             **split,
         }
         self._timeline = []
-        self._after_compiled()
+        self._after_compiled(then_eager)
 
-    def _after_compiled(self) -> None:
-        """The compiled steps are timed: publish them, then run the eager steps if they fit."""
+    def _after_compiled(self, then_eager: bool = True) -> None:
+        """The compiled steps are timed: publish them, then run the eager steps if they fit
+        (and the code goes on: `then_eager`)."""
         self._compiled_at = self._boundaries  # optimizer steps it took, for a note if cut short
-        reading = self._memory_reading() if self.eager_steps > 0 else None
+        reading = self._memory_reading() if self.eager_steps > 0 and then_eager else None
         too_big = eager_memory_verdict(*reading) if reading else None
         if too_big:
             self.notes.append(too_big)
         self._publish()
-        if self.eager_steps > 0 and not too_big:
+        if self.eager_steps > 0 and not too_big and then_eager:
             self._enter_eager()
         else:
             self._go(Phase.DONE)
@@ -409,6 +410,38 @@ class RealStepTimer:
                     f"steps were timed: after the compiled ones they need 1 step to warm up and "
                     f"{self.eager_steps} timed, and {ran} ran; {needed} steps in all would do"
                 )
+        elif self.state is Phase.SPLIT and len(self._marks) > 2:
+            # A short loop (a notebook's 20 steps): the stopwatch's steps are all timed, the
+            # split from the steps there were; no eager steps to compare with.
+            self.notes.append(
+                f"the code ended after {self._boundaries} optimizer steps: the split is from "
+                f"{len(self._marks) - 1} steps (of {self.steps}), and no eager steps were timed "
+                f"({self._boundaries + self.steps - len(self._marks) + 2 + self.eager_steps} steps "
+                "in all would do)"
+            )
+            self._finish_compiled(then_eager=False)
+        elif self.state is Phase.WALL and len(self._marks) > 3:
+            # Fewer steps than the window: the ones there were, timed whole (not split).
+            self._walls = self._durations(self._marks)
+            self._step_context = {
+                "optimizer_s": self._optimizer_time(),
+                "settings": step_settings(self._gpu),
+            }
+            walls = self._walls
+            self._compiled = {
+                "compiled": Sample(statistics.median(walls), min(walls), max(walls), len(walls)),
+                "first_step": self._first.get("compiled"),
+                "step_walls": tuple(walls),
+            }
+            needed = (
+                self._boundaries + (self.steps - len(walls)) + self.steps + 1 + self.eager_steps
+            )
+            self.notes.append(
+                f"the code ended after {self._boundaries} optimizer steps: {len(walls)} steps "
+                f"timed whole (of {self.steps}), not split, and no eager steps "
+                f"({needed} steps in all would do)"
+            )
+            self._publish()
         elif self.state in (Phase.SETTLING, Phase.WALL, Phase.SPLIT) and self.result is None:
             self.notes.append(
                 f"the code ended after {self._boundaries} optimizer step"
