@@ -1,4 +1,4 @@
-"""The view's tables as data: kernels, timings, graph breaks and saved tensors, one row per item.
+"""The view's tables as data: kernels, timings, the step budget, graph breaks and saved tensors, one row per item.
 
     from compilescope import tables
     tables.kernels(cap)                 # a Table: a list of dict rows
@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from ..model.capture import Capture
+from ..model.step_budget import step_budget as step_budget_parts
 
 
 class Table(list[dict[str, Any]]):
@@ -101,6 +102,38 @@ def timings(capture: Capture) -> Table:
                for m in ("median_s", "min_s", "max_s", "repeats")), "speedup",
                "eager_peak_bytes", "compiled_peak_bytes", "note")  # fmt: skip
     return Table(columns, rows)
+
+
+def step_budget(capture: Capture) -> Table:
+    """The real steps' median compiled step as named parts that add up to it: each compiled
+    graph, the eager optimizer, other eager ops, idle time after syncs, launch and Python gaps,
+    and what is unexplained (model/step_budget.py). No rows without real steps."""
+    real = capture.timings.real_steps if capture.timings else None
+    parts = step_budget_parts(real) if real is not None else ()
+    rows = [
+        {
+            "part": p.name,
+            "kind": p.kind,
+            "compile_id": p.compile_id or None,
+            "seconds": p.seconds,
+            "share": p.share,
+            "detail": p.detail,
+        }
+        for p in parts
+    ]
+    if real is not None and parts:
+        step = real.compiled
+        rows.append(
+            {
+                "part": "step (stopwatch median)",
+                "kind": "step",
+                "compile_id": None,
+                "seconds": step.median_s,
+                "share": 1.0,
+                "detail": f"{step.repeats} steps, {step.min_s:.6g}-{step.max_s:.6g} s",
+            }
+        )
+    return Table(("part", "kind", "compile_id", "seconds", "share", "detail"), rows)
 
 
 def graph_breaks(capture: Capture) -> Table:

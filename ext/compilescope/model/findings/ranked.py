@@ -23,6 +23,8 @@ from .torch_optimizer import in_torch_optim
 # How much a kind matters before its numbers: a frame left uncompiled outweighs a graph break,
 # which outweighs a recompile; measured costs are added on top (see `score`).
 SEVERITY = {
+    # The verdict first (issue 42): a compiled step slower than eager outranks every cause.
+    "compiled_slower": 1000.0,
     "eager_frame": 60.0,
     "recompile_limit": 55.0,
     "data_dependent": 45.0,

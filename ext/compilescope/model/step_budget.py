@@ -1,0 +1,108 @@
+"""The step budget: the real steps' median step split into named parts that add up to it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a log's report (no measured times) does not import the timing model
+    from .timing import RealSteps
+
+# Above this share of the step, what the parts cannot place is named as a finding of its own
+# (issue 42: "unexplained under 10% of the step").
+UNEXPLAINED_SHARE = 0.10
+
+
+@dataclass(frozen=True)
+class BudgetPart:
+    """One part of the median step: what it is, its time per step and share of the step."""
+
+    kind: str  # graph, optimizer, outside, sync, gaps, unexplained
+    name: str  # in words: "compiled graph 0/0 (forward)", "optimizer steps (eager)", ...
+    seconds: float  # per step; only `unexplained` may be negative (parts measured over the step)
+    share: float  # of the compiled step's median
+    compile_id: str = ""  # the graph's, for kind "graph"
+    detail: str = ""  # what is inside, and how it was measured
+
+
+def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
+    """The compiled step's median as parts: each compiled graph's kernels, then what ran outside
+    the graphs (the eager optimizer first, then other eager ops), the device's idle time around
+    host syncs (GPU), the launch and Python gaps, and what is left unexplained (shown, signed).
+
+    The parts come from the split window (every kernel timed) and the step from the stopwatch
+    window before it; where the split's parts add up to more than the step (a noisy machine),
+    `unexplained` is negative and says so. No part is invented: a step timed whole (a short
+    loop) is one `unexplained` part of 100%.
+    """
+    step = real.compiled.median_s
+    if step <= 0:
+        return ()
+    gpu = real.device.startswith("cuda")
+    parts: list[BudgetPart] = []
+
+    def add(kind: str, name: str, seconds: float, detail: str = "", cid: str = "") -> None:
+        if seconds > 0:
+            parts.append(BudgetPart(kind, name, seconds, seconds / step, cid, detail))
+
+    for g in sorted(real.graphs, key=lambda g: -g.seconds):
+        add(
+            "graph",
+            f"compiled graph {g.compile_id} ({g.role})",
+            g.seconds,
+            f"{g.kernels} kernel{'s' if g.kernels != 1 else ''}, "
+            + ("device time" if gpu else "wall time of their calls"),
+            g.compile_id,
+        )
+    split = bool(real.graphs)
+    outside = max(real.outside_graphs_s, 0.0) if split else 0.0
+    between = max(real.between_s, 0.0) if split else 0.0
+    optimizer = min(real.optimizer_s or 0.0, outside + between) if split else 0.0
+    # The eager optimizer's wall time is carved out of what ran outside the graphs first (its
+    # kernels, on a GPU; all of it, on a CPU), then out of the gaps (its launches).
+    from_outside = min(optimizer, outside)
+    outside -= from_outside
+    between -= optimizer - from_outside
+    add(
+        "optimizer",
+        "optimizer steps (eager)",
+        optimizer,
+        "wall time inside optimizer.step() calls that ran eagerly",
+    )
+    add(
+        "outside",
+        "eager ops outside the compiled graphs",
+        outside,
+        "kernels that ran in no compiled graph (eager ops, copies)"
+        if gpu
+        else "everything outside the compiled kernels: eager ops, autograd, Python",
+    )
+    sync_idle = min(real.sync_idle_s or 0.0, between) if split else 0.0
+    between -= sync_idle
+    syncs = real.syncs_per_step or 0.0
+    add(
+        "sync",
+        "device idle after host syncs",
+        sync_idle,
+        f"{syncs:g} syncs per step (.item(), .cpu(), synchronize) drain the device's queue",
+    )
+    add(
+        "gaps",
+        "launch and Python gaps (device idle)" if gpu else "between the compiled kernels",
+        between,
+        "the device waits for the host: kernel launches, Python, guards, the autograd engine"
+        if gpu
+        else "Python, guards, AOTAutograd's wrappers and the autograd engine between kernels",
+    )
+    rest = step - sum(p.seconds for p in parts)
+    if not split:
+        detail = "the steps were timed whole, not split (too few steps, or no compiled kernel)"
+    elif rest < 0:
+        detail = (
+            "the parts, measured in the split's steps, add up to more than the stopwatch's step"
+        )
+    else:
+        detail = "step time the split's parts do not place"
+    if abs(rest) > 1e-9:
+        parts.append(BudgetPart("unexplained", "unexplained", rest, rest / step, "", detail))
+    return tuple(parts)

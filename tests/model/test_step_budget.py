@@ -1,0 +1,122 @@
+"""The step budget (named parts that add up to the step) and the verdict finding, on real-step
+figures written out (no torch): what the split measured, what the budget and findings say."""
+
+from __future__ import annotations
+
+import pytest
+from compilescope import tables
+from compilescope.model.capture import Capture
+from compilescope.model.findings.ranked import findings
+from compilescope.model.step_budget import step_budget
+from compilescope.model.timing import GraphShare, OptimizerSeen, RealSteps, Sample, Timings
+
+
+def sample(median: float, spread: float = 0.02, n: int = 10) -> Sample:
+    return Sample(median, median * (1 - spread), median * (1 + spread), n)
+
+
+def real(**kw) -> RealSteps:
+    base = dict(
+        device="cpu",
+        compiled=sample(0.010),
+        graphs=(
+            GraphShare("0/0", "forward", 0.003, 4),
+            GraphShare("0/0", "backward", 0.004, 6),
+        ),
+        outside_graphs_s=0.002,
+        between_s=0.001,
+    )
+    base.update(kw)
+    return RealSteps(**base)
+
+
+def capture_of(r: RealSteps) -> Capture:
+    return Capture(timings=Timings(device=r.device, real_steps=r))
+
+
+def test_the_budget_adds_up_to_the_step_with_no_negative_part():
+    parts = step_budget(real(optimizer_s=0.0015))
+    assert sum(p.seconds for p in parts) == pytest.approx(0.010)
+    assert all(p.seconds >= 0 for p in parts)
+    names = [p.kind for p in parts]
+    assert names == ["graph", "graph", "optimizer", "outside", "gaps"]  # largest graph first
+    assert parts[0].compile_id == "0/0" and "backward" in parts[0].name
+    optimizer = next(p for p in parts if p.kind == "optimizer")
+    assert optimizer.seconds == pytest.approx(0.0015) and optimizer.share == pytest.approx(0.15)
+    # the optimizer's time came out of what ran outside the graphs, not on top of it
+    assert next(p for p in parts if p.kind == "outside").seconds == pytest.approx(0.0005)
+
+
+def test_an_optimizer_longer_than_the_outside_time_takes_the_rest_from_the_gaps():
+    parts = {p.kind: p for p in step_budget(real(optimizer_s=0.0025))}
+    assert "outside" not in parts and parts["optimizer"].seconds == pytest.approx(0.0025)
+    assert parts["gaps"].seconds == pytest.approx(0.0005)
+
+
+def test_parts_measured_over_the_step_show_as_negative_unexplained_never_hidden():
+    # The DDP loop of issue 42: graphs + outside exceeded the stopwatch's step.
+    parts = step_budget(real(outside_graphs_s=0.008, between_s=-0.005))
+    rest = [p for p in parts if p.kind == "unexplained"]
+    assert len(rest) == 1 and rest[0].seconds == pytest.approx(-0.005)
+    assert "more than the stopwatch's step" in rest[0].detail
+    assert all(p.seconds >= 0 for p in parts if p.kind != "unexplained")
+    assert sum(p.seconds for p in parts) == pytest.approx(0.010)
+
+
+def test_a_gpu_step_names_the_idle_time_after_syncs():
+    r = real(
+        device="cuda", between_s=0.003, outside_graphs_s=0.0, sync_idle_s=0.002, syncs_per_step=3.0
+    )
+    parts = {p.kind: p for p in step_budget(r)}
+    assert parts["sync"].seconds == pytest.approx(0.002) and "3 syncs" in parts["sync"].detail
+    assert parts["gaps"].seconds == pytest.approx(0.001) and "launch" in parts["gaps"].name
+
+
+def test_a_step_timed_whole_is_all_unexplained_and_says_why():
+    (part,) = step_budget(real(graphs=(), outside_graphs_s=0.0, between_s=0.0))
+    assert part.kind == "unexplained" and part.share == pytest.approx(1.0)
+    assert "timed whole" in part.detail
+
+
+def test_the_table_has_the_parts_and_the_step():
+    table = tables.step_budget(capture_of(real()))
+    assert table.columns == ("part", "kind", "compile_id", "seconds", "share", "detail")
+    *parts, step = table
+    assert step["kind"] == "step" and step["seconds"] == pytest.approx(0.010)
+    assert sum(r["seconds"] for r in parts) == pytest.approx(step["seconds"])
+    assert tables.step_budget(Capture()) == []
+
+
+def test_a_compiled_step_slower_than_eager_is_finding_one_with_both_numbers():
+    r = real(
+        compiled=sample(0.0017),
+        eager=sample(0.0012),
+        graphs=(GraphShare("0/0", "forward", 0.0002, 2),),
+        outside_graphs_s=0.0013,
+        between_s=0.0002,
+        optimizers=(OptimizerSeen("SGD", 4, foreach=None, fused=False, eager=True),),
+        optimizer_s=0.0010,
+    )
+    found = findings(capture_of(r))
+    first = found[0]
+    assert first.kind == "compiled_slower", [f.kind for f in found]
+    assert "1.700 ms compiled against 1.200 ms eager (0.71x" in first.what
+    assert "0.500 ms lost per step" in first.what
+    assert "optimizer steps (eager) 1.000 ms (59%)" in first.what  # the largest part, named
+    assert first.fix is not None and "eager" in first.fix.title
+
+
+@pytest.mark.parametrize(
+    ("compiled", "eager"),
+    [(0.0010, 0.0012), (0.00121, 0.0012)],  # faster; slower only within the noise
+    ids=["faster", "within-noise"],
+)
+def test_no_verdict_where_compiled_is_not_measurably_slower(compiled, eager):
+    r = real(compiled=sample(compiled), eager=sample(eager))
+    assert "compiled_slower" not in [f.kind for f in findings(capture_of(r))]
+
+
+def test_the_verdict_survives_a_round_trip_through_json():
+    r = real(compiled=sample(0.0017), eager=sample(0.0012))
+    cap = Capture.from_json(capture_of(r).to_json())
+    assert findings(cap)[0].kind == "compiled_slower"
