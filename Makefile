@@ -2,11 +2,13 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The CPU build on this kind of machine; an unpinned torch pulls a multi-GB CUDA build.
-TORCH_PIN ?= torch==2.13.0
-# What torch 2.13 pins for its CUDA builds; the CPU build has none, and the kernel tests run it
-# on the CPU (TRITON_INTERPRET=1).
-TRITON_PIN ?= triton==3.7.1
+# The newest release that passes the supported-versions matrix (README "Torch versions"), as
+# users install it: on this kind of machine pip takes its CUDA build from disk, which runs on
+# the CPU too. binder/requirements.txt pins the same release (its CPU build).
+TORCH_PIN ?= torch==2.14.1
+# The Triton that torch release pins; the kernel tests run it on the CPU (TRITON_INTERPRET=1).
+# A CPU build of torch has none: `make test-torch TORCH=2.13.0 TORCH_TRITON=triton==3.7.1`.
+TRITON_PIN ?= triton==3.8.0
 
 .PHONY: test-torch help setup setup-browser setup-js js demo lab test tutorials test-fast lint format bench clean
 
@@ -45,17 +47,18 @@ test: setup setup-browser setup-js  ## set up and run the whole test suite (brow
 	$(BIN)/python -m pytest -q
 
 # The supported-versions matrix (README "Torch versions"): a venv of its own per release, the
-# whole suite on it. A CUDA build brings the triton it pins; the CPU build gets TRITON_PIN.
+# whole suite on it. A CUDA build brings the triton it pins; a CPU build gets TORCH_TRITON.
 # TESTS narrows it, e.g. TESTS='-m "not browser and not tutorials"'.
 TORCH ?=
 TESTS ?=
+TORCH_TRITON ?= $(TRITON_PIN)
 TORCH_VENV := .venv-torch-$(TORCH)
 test-torch: setup-browser setup-js  ## the whole suite on another torch: make test-torch TORCH=2.14.1
 	@test -n "$(TORCH)" || { echo "usage: make test-torch TORCH=2.14.1 [TESTS='-m \"not browser\"']"; exit 2; }
 	@test -x $(TORCH_VENV)/bin/python || $(PY) -m venv $(TORCH_VENV)
 	@$(TORCH_VENV)/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$(TORCH)')" 2>/dev/null \
 		|| $(TORCH_VENV)/bin/pip install -q torch==$(TORCH)
-	@$(TORCH_VENV)/bin/python -c "import triton" 2>/dev/null || $(TORCH_VENV)/bin/pip install -q $(TRITON_PIN)
+	@$(TORCH_VENV)/bin/python -c "import triton" 2>/dev/null || $(TORCH_VENV)/bin/pip install -q $(TORCH_TRITON)
 	@$(TORCH_VENV)/bin/python -c "import compilescope, pytest, tlparse" 2>/dev/null \
 		|| $(TORCH_VENV)/bin/pip install -q -e '.[test]'
 	$(TORCH_VENV)/bin/python -m pytest -q $(TESTS)

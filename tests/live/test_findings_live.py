@@ -191,3 +191,61 @@ def test_gpt2_top_finding_is_the_transformers_logger():
     assert not [f for f in compilescope.findings(trial.after) if f.kind == "graph_break"]
     assert modeling_utils.logger.warning_once not in torch._dynamo.config.ignore_logging_functions
     print(f"GPT-2 before and after: {time.perf_counter() - started:.0f} s")
+
+
+class StepCounter(torch.nn.Module):
+    """A module that counts its calls in a Python int (issue 42): each value is guarded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+        self.step = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.step += 1
+        return self.lin(x) * (self.step % 3)
+
+
+def _count_loop(model: torch.nn.Module, calls: int = 11) -> None:
+    compiled = torch.compile(model, backend="aot_eager")
+    for _ in range(calls):
+        compiled(torch.randn(2, 8))
+
+
+def test_a_module_int_counter_is_one_finding_whose_fix_leaves_one_compile():
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    with compilescope.capturing(real_steps=0) as cap:
+        _count_loop(StepCounter())
+    found = [f for f in compilescope.findings(cap.capture) if f.kind.startswith("recompile")]
+    assert len(found) == 1, [f.what for f in found]  # one cause, not one finding per value
+    (f,) = found
+    assert "`self.step` changed call after call" in f.what and "0, 1, 2" in f.what
+    titles = [x.title for x in f.fixes]
+    assert "raise" not in " ".join(titles).lower() and all(
+        "recompile_limit" not in x.python() for x in f.fixes
+    )
+    assert "buffer" in " ".join(titles)
+    # The first fix, as it says: the counter in a tensor buffer, updated in place.
+    assert f.fix.kind == "code" and "register_buffer('step'" in f.fix.change
+    torch._dynamo.reset()
+    with compilescope.capturing(real_steps=0) as fixed:
+        _count_loop(BufferCounter())
+    assert [str(c.id) for c in fixed.capture if c.frame.function == "forward"] == ["0/0"]
+    assert not [g for g in compilescope.findings(fixed.capture) if g.kind.startswith("recompile")]
+    # The second (a setting): one recompile when the value first changes, then no more.
+    setting = f.fixes[1]
+    assert "allow_unspec_int_on_nn_module = True" in setting.python()
+    torch._dynamo.reset()
+    with compilescope.applying(setting), compilescope.capturing(real_steps=0) as unspec:
+        _count_loop(StepCounter())
+    assert len([c for c in unspec.capture if c.frame.function == "forward"]) == 2
+
+
+class BufferCounter(StepCounter):
+    """StepCounter with the finding's first fix applied by hand."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        del self.step
+        self.register_buffer("step", torch.zeros((), dtype=torch.long))

@@ -381,9 +381,10 @@ def inductor_backend(
     """The backend torch.compile(backend="inductor", mode=..., options=...) would use."""
     from torch import _TorchCompileInductorWrapper
 
-    # torch's wrapper is unannotated; it is a backend (its __call__ takes the graph and inputs).
-    backend: Backend = _TorchCompileInductorWrapper(mode, options, dynamic)  # type: ignore[no-untyped-call]
-    return backend
+    # torch's wrapper is a backend (its __call__ takes the graph and inputs); annotated from
+    # torch 2.14, not before: called through Any so neither needs an ignore.
+    wrapper: Any = _TorchCompileInductorWrapper
+    return cast(Backend, wrapper(mode, options, dynamic))
 
 
 def grad_enabled_tensor(value: object) -> bool:

@@ -43,11 +43,122 @@ _DYNAMIC_TRADEOFF = "every size becomes a symbol: kernels are compiled for any s
 _MARK_TRADEOFF = "that size is compiled for any value (torch guards that it stays above 1)"
 
 
+# A guard on a Python value (`self.step == 7`, `G['CALLS'] == 10`, `scale == 0.5`): one cause
+# whatever the value, so the value is left out of the group (issue 42: one finding per cause).
+_VALUE_GUARD = re.compile(
+    r"^(?P<source>[\w.\[\]'\"]+?)\s*==\s*(?P<value>-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|True|False)$"
+)
+_MODULE_ATTR = re.compile(r"^(?:L\['self'\]|self)(?:\._modules\['[^']+'\]|\.\w+)*\.(?P<attr>\w+)$")
+_GLOBAL = re.compile(r"^G\['(?P<name>\w+)'\]$")
+_LOCAL = re.compile(r"^(?:L\['(?P<quoted>\w+)'\]|(?P<plain>\w+))$")
+_DICT_KEY = re.compile(r"___dict_contains\('(?P<key>[^']+)',\s*(?P<dict>[^)]+)\)")
+_LEN = re.compile(r"^len\((?P<source>[^)]+)\)\s*==\s*\d+$")
+
+
 def guard_of(reason: str) -> str:
     """A recompile reason without the compile id it failed against, the values seen, the
-    source comment torch appends, and object ids (they differ from run to run)."""
+    source comment torch appends, and object ids (they differ from run to run); a guard on a
+    Python value keeps its source, not the value."""
     guard = _VALUES.sub("", _AGAINST.sub("", reason).split("  #", 1)[0])
-    return _OBJECT_ID.sub(r"\1<id>", guard).strip()
+    guard = _OBJECT_ID.sub(r"\1<id>", guard).strip().splitlines()[0].strip() if guard else guard
+    value = _VALUE_GUARD.match(guard)
+    if value:
+        return f"{value['source']} == <value>"
+    length = _LEN.match(guard)
+    if length:
+        return f"len({length['source']}) == <value>"
+    return guard
+
+
+def _guard_values(reasons: Iterable[str]) -> list[str]:
+    """The values a Python-value guard was compiled for, in order (`7`, `8`, ...)."""
+    seen: list[str] = []
+    for reason in reasons:
+        guard = _OBJECT_ID.sub("", _AGAINST.sub("", reason).split("  #", 1)[0]).strip()
+        match = _VALUE_GUARD.match(guard.splitlines()[0].strip() if guard else "")
+        if match and match["value"] not in seen:
+            seen.append(match["value"])
+    return seen
+
+
+def is_value_guard(guard: str) -> bool:
+    """A guard on a Python value (int, float, bool, a dict's keys, a list's length)."""
+    return guard.endswith("== <value>") or bool(_DICT_KEY.search(guard))
+
+
+def value_guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
+    """What stops a changing Python value being guarded: the value in a tensor (or a buffer),
+    an int attribute of a module made dynamic, the same keys or length every call."""
+    source = guard.split(" == ", 1)[0]
+    attr = _MODULE_ATTR.match(source)
+    if attr:
+        name = attr["attr"]
+        unspec = Setting("torch._dynamo.config.allow_unspec_int_on_nn_module", "set", True)
+        return (
+            Fix(
+                "code",
+                f"keep `self.{name}` in a tensor buffer",
+                change=f"`self.register_buffer('{name}', torch.zeros((), dtype=torch.long))` "
+                f"and update it in place (`self.{name} += 1`): a tensor's value is data, "
+                "not a guard (one compile)",
+                where=where,
+                tradeoff="reading it as a Python number (`int(...)`, `if self.x:`) breaks "
+                "the graph; use tensor ops (`torch.where`) on it",
+                source="torch.compile troubleshooting: recompilations",
+            ),
+            Fix(
+                "setting",
+                f"Make int attributes of modules (`self.{name}`) dynamic",
+                (unspec,),
+                tradeoff="one recompile when the value first changes, then one graph for every "
+                "value (the int becomes a symbol); a float attribute still needs a tensor",
+                source="torch's recompile hint for integer attributes of nn.Module",
+            ),
+        )
+    glob = _GLOBAL.match(source)
+    local = _LOCAL.match(source)
+    if glob or local:
+        name = glob["name"] if glob else (local["quoted"] or local["plain"]) if local else ""
+        what = "global" if glob else "argument"
+        return (
+            Fix(
+                "code",
+                f"pass `{name}` as a tensor",
+                change=f"the {what} `{name}` changes call after call and each value compiles "
+                f"again: pass it in a 0-d tensor (`torch.tensor({name})`), or keep the "
+                "changing value out of the compiled function",
+                where=where,
+                tradeoff="a tensor's value is data: reading it as a Python number inside "
+                "breaks the graph",
+                source="torch.compile troubleshooting: recompilations",
+            ),
+        )
+    key = _DICT_KEY.search(guard)
+    if key:
+        return (
+            Fix(
+                "code",
+                f"pass the same keys every call (`{key['key']}` comes and goes)",
+                change=f"give `{key['dict']}` the key `{key['key']}` on every call (e.g. "
+                f"`{key['key']}=None` where there is none) and branch on the value",
+                where=where,
+                tradeoff="one graph for both cases; a branch on None is still resolved when "
+                "tracing",
+                source="torch.compile troubleshooting: recompilations",
+            ),
+        )
+    if guard.startswith("len("):
+        return (
+            Fix(
+                "code",
+                "the same length every call",
+                change=f"`{guard.split(' == ')[0]}` changes: pad or stack the items into one "
+                "tensor so the length is a size Dynamo can make dynamic",
+                where=where,
+                source="torch.compile troubleshooting: recompilations",
+            ),
+        )
+    return ()
 
 
 def recompile_findings(capture: Capture) -> list[Finding]:
@@ -75,6 +186,18 @@ def recompile_findings(capture: Capture) -> list[Finding]:
                 f"`{size['name']}` changes" + (f" ({', '.join(seen)})" if seen else "")
             )
         fixes = guard_fixes(guard, user)
+        if is_value_guard(guard):
+            values = _guard_values(reason for _, reason in items)
+            what = (
+                f"`{frame.function or '?'}` recompiles for each value of "
+                f"`{guard.split(' == ')[0]}`"
+                + (
+                    f" ({', '.join(values[:8])}{', ...' if len(values) > 8 else ''})"
+                    if values
+                    else ""
+                )
+                + f": {len(items)} recompile{'s' if len(items) != 1 else ''}"
+            )
         what += "."
         if state_recompile(guard, frame.place):
             what = state_recompile_what(frame.function or "?", _short(guard))
@@ -139,7 +262,7 @@ def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
     if stride:
         change = f"pass `{stride['name']}` with one memory layout every call (e.g. `.contiguous()`)"
         return (Fix("code", change, change=change, where=where, source="compilescope"),)
-    return ()
+    return value_guard_fixes(guard, where)
 
 
 def limit_findings(capture: Capture, registry: Registry | None = None) -> list[Finding]:
@@ -157,6 +280,7 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
         limit = _LIMIT_VALUE.search(text)
         value = int(next(g for g in limit.groups() if g)) if limit else None
         guards = [guard_of(r) for c in hits for r in c.recompile_reasons]
+        all_reasons = [r for c in capture if frame_key(c) == key for r in c.recompile_reasons[:1]]
         fixes = guard_fixes(guards[0], user) if guards else ()
         # The rate a scheduler changes, held as a constant: raising the limit only compiles
         # the step once per rate; the rate in a tensor compiles it once.
@@ -164,7 +288,10 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
         if lr:
             built, name = _optimizer_line(capture)
             fixes = (lr_in_a_tensor(built or user, name),)
-        if value is not None:
+        # Raising the limit only compiles more values before the same end where the value
+        # changes call after call (a counter, a float): offered for other guards, and for a
+        # warm-up's learning rates (few, and known: the schedule's).
+        if value is not None and (lr or not (guards and is_value_guard(guards[0]))):
             raised = Setting("torch._dynamo.config.recompile_limit", "set", value * 4)
             fixes += (
                 Fix("setting", raised.python(), (raised,), source="torch's hint for GB0039",
@@ -180,7 +307,14 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 kind="recompile_limit",
                 what=f"`{frame.function or '?'}` hit the recompile limit"
                 + (f" ({value})" if value is not None else "")
-                + (f" after `{_short(guards[0])}` kept failing" if guards else "")
+                + (
+                    f": `{guards[0].split(' == ')[0]}` changed call after call and each value "
+                    f"compiled again ({', '.join(_guard_values(all_reasons)[:8])})"
+                    if guards and guards[0].endswith("== <value>")
+                    else f" after `{_short(guards[0])}` kept failing"
+                    if guards
+                    else ""
+                )
                 + (" (the learning rate, which a scheduler changes)" if lr else "")
                 + "; calls past it run eagerly.",
                 key=f"recompile_limit:{frame.function}@{frame.file}:{frame.line}",

@@ -1,0 +1,52 @@
+"""Guards on Python values (issue 42): one cause whatever the value, and a fix that stops the
+value being guarded, in the guard texts torch writes (2.8-2.14 name sources both ways)."""
+
+from __future__ import annotations
+
+import pytest
+from compilescope.model.findings.recompiles import guard_fixes, guard_of, is_value_guard
+
+
+@pytest.mark.parametrize(
+    ("reasons", "group"),
+    [
+        (["0/0: self.step == 0  # self.step += 1", "0/1: self.step == 1"], "self.step == <value>"),
+        (["0/3: L['self'].step == 7"], "L['self'].step == <value>"),
+        (["1/1: G['CALLS'] == 10", "1/2: G['CALLS'] == 9"], "G['CALLS'] == <value>"),
+        (["1/0: scale == 0.5"], "scale == <value>"),
+        (["2/0: len(L['xs']) == 3", "2/1: len(L['xs']) == 4"], "len(L['xs']) == <value>"),
+    ],
+)
+def test_each_value_of_one_source_is_one_guard(reasons, group):
+    assert {guard_of(r) for r in reasons} == {group}
+    assert is_value_guard(group)
+
+
+def test_a_size_guard_is_not_a_value_guard():
+    guard = guard_of("0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6")
+    assert not is_value_guard(guard)
+
+
+@pytest.mark.parametrize(
+    ("guard", "first", "words"),
+    [
+        ("self.step == <value>", "code", ("register_buffer('step'",)),
+        ("L['self']._modules['blk'].n == <value>", "code", ("register_buffer('n'",)),
+        ("G['CALLS'] == <value>", "code", ("torch.tensor(CALLS)", "global")),
+        ("L['scale'] == <value>", "code", ("torch.tensor(scale)", "argument")),
+        ("not ___dict_contains('mask', L['batch'])", "code", ("`mask`", "every call")),
+        ("len(L['xs']) == <value>", "code", ("pad or stack",)),
+    ],
+)
+def test_each_value_guard_gets_a_fix_that_removes_it(guard, first, words):
+    fixes = guard_fixes(guard, None)
+    assert fixes and fixes[0].kind == first
+    text = fixes[0].title + " " + fixes[0].change
+    for word in words:
+        assert word in text, (word, text)
+    assert all("recompile_limit" not in f.python() for f in fixes)
+
+
+def test_a_module_int_also_gets_the_setting_torch_hints_at():
+    fixes = guard_fixes("self.step == <value>", None)
+    assert fixes[1].python() == "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
