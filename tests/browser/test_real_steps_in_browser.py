@@ -6,6 +6,8 @@ import compilescope
 import pytest
 import torch
 
+from .conftest import artifacts
+
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
 
 
@@ -41,14 +43,23 @@ def test_the_timings_tab_opens_with_the_steps_as_they_ran(page, tmp_path):
     assert box.locator("h4").inner_text() == "Your steps as they ran (cpu; median of 10)"
     wall = box.locator("[data-real-wall]").inner_text()
     assert wall.startswith("per step: compiled ") and "eager " in wall and "x)" in wall
-    # The split: one row per compiled graph, the rest of the step, and the whole step, whose
-    # share is 100%.
+    # The step budget: one row per compiled graph, the other parts, and the whole step, whose
+    # share is 100%; the parts' shares add up to it (issue 42), and a stacked bar draws them.
     rows = box.locator("table.cs-real-split tr")
     labels = [rows.nth(i).locator("td").first.inner_text() for i in range(1, rows.count())]
-    assert any(label.endswith("forward (" + label.split("(")[-1]) for label in labels)
-    assert sum(label.startswith("graph ") for label in labels) == len(real.graphs) == 2
+    assert "compiled graph 0/0 (forward)" in labels and "compiled graph 0/0 (backward)" in labels
+    assert sum(label.startswith("compiled graph ") for label in labels) == len(real.graphs) == 2
     assert labels[-1] == "whole step"
     assert rows.nth(rows.count() - 1).locator("td").nth(2).inner_text() == "100.0%"
+    parts = box.locator("tr[data-budget-kind]:not([data-budget-kind='step'])")
+    shares = [
+        float(parts.nth(i).locator("td").nth(2).inner_text().rstrip("%"))
+        for i in range(parts.count())
+    ]
+    assert abs(sum(shares) - 100.0) < 0.5, shares
+    segments = box.locator(".cs-budget-bar span")
+    assert segments.count() >= 3 and box.locator(".cs-budget-bar").bounding_box()["width"] > 100
+    page.screenshot(path=str(artifacts() / "step_budget.png"))
     # capturing() re-runs no single graph: nothing may speak of synthetic figures.
     assert "synthetic" not in box.inner_text()
     assert page.errors == []

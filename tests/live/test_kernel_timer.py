@@ -188,3 +188,49 @@ def test_device_time_of_each_range_from_raw_profiler_events():
     assert {(e["name"], tuple(e["args"]["grid"])) for e in launches} == {
         ("triton_poi_0", (64, 1, 1))
     }
+
+
+def test_work_outside_the_graphs_by_what_it_is_from_raw_profiler_events():
+    """Copies by direction and memory kind, eager ops by their ATen op, a collective's exposed
+    part (issue 42's step budget); what ran inside our ranges is not outside."""
+    from compilescope.live.timing.profiler_times import outside_work
+
+    events = [
+        # a compiled kernel, launched inside our range: not outside
+        _Event("compilescope::0/0|forward::triton_poi_0", 1, 0, 100, 200),
+        _Event("triton_poi_0", 2, 1, 1000, 1100, gpu=True),
+        # eager ops outside: a pageable copy, a pinned one, a mul, a device-to-host read
+        _Event("aten::copy_", 10, 0, 300, 310),
+        _Event("Memcpy HtoD (Pageable -> Device)", 11, 10, 2000, 6000, gpu=True),
+        _Event("aten::copy_", 12, 0, 320, 330),
+        _Event("Memcpy HtoD (Pinned -> Device)", 13, 12, 6000, 6500, gpu=True),
+        _Event("aten::mul", 14, 0, 340, 350),
+        _Event("void at::native::vectorized_elementwise_kernel<4>", 15, 14, 7000, 7300, gpu=True),
+        _Event("aten::_local_scalar_dense", 16, 0, 360, 370),
+        _Event("Memcpy DtoH (Device -> Pageable)", 17, 16, 9000, 9010, gpu=True),
+        # an all-reduce of 1000 ns, 300 of them under the mul kernel: 700 exposed
+        _Event("c10d::allreduce_", 18, 0, 380, 390),
+        _Event(
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+            19,
+            18,
+            7000,
+            8000,
+            gpu=True,
+        ),
+    ]
+    works = {w.name: w for w in outside_work(events, steps=2)}
+    assert set(works) == {
+        "host-to-device copy (pageable)",
+        "host-to-device copy (pinned)",
+        "aten::mul",
+        "device-to-host copy (pageable)",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+    }
+    pageable = works["host-to-device copy (pageable)"]
+    assert pageable.kind == "copy" and pageable.seconds == 4000 / 1e9 / 2 and pageable.calls == 0.5
+    assert works["aten::mul"].kind == "eager_op" and works["aten::mul"].seconds == 300 / 1e9 / 2
+    nccl = works["ncclDevKernel_AllReduce_Sum_f32_RING_LL"]
+    assert nccl.kind == "collective"
+    assert nccl.seconds == 700 / 1e9 / 2 and nccl.overlapped_s == 300 / 1e9 / 2
+    assert list(works)[0] == "host-to-device copy (pageable)"  # costliest first

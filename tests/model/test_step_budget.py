@@ -120,3 +120,78 @@ def test_the_verdict_survives_a_round_trip_through_json():
     r = real(compiled=sample(0.0017), eager=sample(0.0012))
     cap = Capture.from_json(capture_of(r).to_json())
     assert findings(cap)[0].kind == "compiled_slower"
+
+
+def gpu_real(**kw) -> RealSteps:
+    from compilescope.model.timing import OutsideWork
+
+    base = dict(
+        device="cuda",
+        compiled=sample(0.025),
+        graphs=(GraphShare("0/0", "forward", 0.002, 8), GraphShare("0/0", "backward", 0.003, 12)),
+        outside_graphs_s=0.018,
+        between_s=0.002,
+        outside=(
+            OutsideWork("copy", "host-to-device copy (pageable)", 0.017, 2.0),
+            OutsideWork("eager_op", "aten::_foreach_add_", 0.0008, 1.0),
+        ),
+        optimizer_s=0.001,
+    )
+    base.update(kw)
+    return RealSteps(**base)
+
+
+def test_a_gpu_budget_names_what_ran_outside_the_graphs():
+    parts = step_budget(gpu_real())
+    assert sum(p.seconds for p in parts) == pytest.approx(0.025)
+    assert all(p.seconds >= 0 for p in parts)
+    names = [p.name for p in parts]
+    assert names[:2] == ["compiled graph 0/0 (backward)", "compiled graph 0/0 (forward)"]
+    assert "host-to-device copy (pageable)" in names
+    assert "eager aten::_foreach_add_ (outside the compiled graphs)" in names
+    # the optimizer's ops are named among the works, not counted a second time
+    assert "optimizer steps (eager)" not in names
+    copy = next(p for p in parts if "pageable" in p.name)
+    assert copy.share == pytest.approx(0.68) and "host waits" in copy.detail
+
+
+def test_pageable_copies_are_the_top_finding_with_pinned_memory_first():
+    found = findings(capture_of(gpu_real()))
+    first = found[0]
+    assert first.kind == "host_copies" and "pageable" in first.what
+    assert "68%" in first.what
+    assert "pin_memory" in first.fix.change and "non_blocking=True" in first.fix.change
+    assert "2.7x" in first.fix.tradeoff  # what we measured, from the catalog
+    assert "data on the device" in first.fixes[1].title or "keep the data" in first.fixes[1].title
+
+
+def test_an_exposed_collective_is_a_finding_and_its_overlapped_part_is_not_counted():
+    from compilescope.model.timing import OutsideWork
+
+    r = gpu_real(
+        outside=(OutsideWork("collective", "ncclDevKernel_AllReduce", 0.004, 3.0, 0.006),),
+        outside_graphs_s=0.004,
+        between_s=0.016,
+    )
+    parts = {p.kind: p for p in step_budget(r)}
+    assert parts["collective"].seconds == pytest.approx(0.004)
+    assert "6.000 ms more overlapped" in parts["collective"].detail
+    kinds = [f.kind for f in findings(capture_of(r))]
+    assert "exposed_collectives" in kinds
+
+
+def test_unplaced_time_over_ten_percent_is_a_finding_that_says_no_remedy_is_known():
+    r = real(outside_graphs_s=0.0, between_s=0.0, compiled=sample(0.010))  # 3 ms unplaced
+    f = next(f for f in findings(capture_of(r)) if f.kind == "unplaced_time")
+    assert "30%" in f.what and "no remedy is known" in f.what
+    assert f.fix is not None and "torch.profiler" in f.fix.change
+
+
+def test_the_catalog_is_data_with_a_source_for_every_remedy():
+    from compilescope.model.findings.catalog import REMEDIES, remedy
+
+    assert len(REMEDIES) >= 8
+    for r in REMEDIES.values():
+        assert r.title and r.signature and r.change and r.source, r.key
+    with pytest.raises(KeyError, match="known:"):
+        remedy("no_such_remedy")

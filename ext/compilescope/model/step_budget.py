@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a log's report (no measured times) does not import the timing model
-    from .timing import RealSteps
+    from .timing import OutsideWork, RealSteps
 
 # Above this share of the step, what the parts cannot place is named as a finding of its own
 # (issue 42: "unexplained under 10% of the step").
@@ -57,7 +57,18 @@ def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
     split = bool(real.graphs)
     outside = max(real.outside_graphs_s, 0.0) if split else 0.0
     between = max(real.between_s, 0.0) if split else 0.0
-    optimizer = min(real.optimizer_s or 0.0, outside + between) if split else 0.0
+    works = [w for w in real.outside if w.seconds > 0] if split else []
+    for w in works:  # GPU: what ran outside the graphs, by what it is (its device time)
+        add(w.kind, _work_name(w), w.seconds, _work_detail(w))
+    if works:
+        # The eager optimizer's kernels are among them (torch's _foreach_* / _fused_* ops);
+        # what the works do not cover of the outside time stays one part, and time they
+        # hold beyond it (parallel streams) comes out of the gaps.
+        named = sum(w.seconds for w in works)
+        between -= max(named - outside, 0.0)
+        between = max(between, 0.0)
+        outside = max(outside - named, 0.0)
+    optimizer = min(real.optimizer_s or 0.0, outside + between) if split and not works else 0.0
     # The eager optimizer's wall time is carved out of what ran outside the graphs first (its
     # kernels, on a GPU; all of it, on a CPU), then out of the gaps (its launches).
     from_outside = min(optimizer, outside)
@@ -71,7 +82,9 @@ def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
     )
     add(
         "outside",
-        "eager ops outside the compiled graphs",
+        "other work outside the compiled graphs"
+        if works
+        else "eager ops outside the compiled graphs",
         outside,
         "kernels that ran in no compiled graph (eager ops, copies)"
         if gpu
@@ -106,3 +119,22 @@ def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
     if abs(rest) > 1e-9:
         parts.append(BudgetPart("unexplained", "unexplained", rest, rest / step, "", detail))
     return tuple(parts)
+
+
+def _work_name(w: OutsideWork) -> str:
+    if w.kind == "eager_op":
+        return f"eager {w.name} (outside the compiled graphs)"
+    if w.kind == "collective":
+        return f"collective {w.name} (exposed)"
+    return w.name
+
+
+def _work_detail(w: OutsideWork) -> str:
+    calls = f"{w.calls:g} per step"
+    if w.kind == "collective":
+        return f"{calls}; the step waits for this part; {w.overlapped_s * 1e3:.3f} ms more overlapped other kernels"
+    if w.kind == "eager_op" and w.name.startswith(("aten::_foreach", "aten::_fused")):
+        return f"{calls}; the optimizer's update (an eager optimizer step)"
+    if w.kind == "copy" and "pageable" in w.name:
+        return f"{calls}; from pageable host memory: the host waits for each copy"
+    return f"{calls}, device time"

@@ -8,6 +8,7 @@ from ..common import SUMMARY_STAGES, human_bytes
 from .breaks import reason_line
 from .compile import FALLBACK_STATUS
 from .held_memory import held_text, input_names
+from .step_budget import step_budget
 from .timing import RealSteps
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ def summarize(capture: Summarized) -> str:
 
 
 def real_steps_lines(real: RealSteps) -> list[str]:
-    """The user's own steps in words: wall per step compiled and eager, and the split."""
+    """The user's own steps in words: wall per step compiled and eager, and the step budget."""
     ms = 1e3
     eager = (
         f", eager {real.eager.median_s * ms:.3f} ms ({real.speedup:.2f}x)"
@@ -186,17 +187,18 @@ def real_steps_lines(real: RealSteps) -> list[str]:
         f"real steps ({real.device}, median of {real.compiled.repeats}): compiled "
         f"{real.compiled.median_s * ms:.3f} ms per step{eager}"
     ]
-    if real.split_wall is not None:
+    budget = step_budget(real)
+    if budget:
         busy = f"; device busy {real.busy_s * ms:.3f} ms" if real.busy_s is not None else ""
-        lines.append(
-            f"{'':10}split (kernels wrapped: {real.split_wall.median_s * ms:.3f} ms a step): compiled "
-            f"graphs {real.graphs_s * ms:.3f} ms, outside graphs "
-            f"{real.outside_graphs_s * ms:.3f} ms, between kernels {real.between_s * ms:.3f} ms"
-            f"{busy}"
+        wrapped = (
+            f" (measured with kernels wrapped: {real.split_wall.median_s * ms:.3f} ms a step)"
+            if real.split_wall is not None
+            else ""
         )
+        lines.append(f"{'':10}step budget{wrapped}{busy}:")
+        for part in budget:
+            lines.append(f"{'':12}{part.name}: {part.seconds * ms:.3f} ms ({part.share:.0%})")
     parts = []
-    if real.optimizer_s:
-        parts.append(f"eager optimizer steps {real.optimizer_s * ms:.3f} ms")
     for gap in sorted(real.gaps, key=lambda g: -g.seconds)[:3]:
         parts.append(
             f"between graphs {gap.before} -> {gap.after} ({gap.role}) {gap.seconds * ms:.3f} ms"

@@ -94,6 +94,21 @@ class GraphShare:
 
 
 @dataclass(frozen=True)
+class OutsideWork:
+    """Device work of the real steps that ran in no compiled graph, grouped: eager ATen ops by
+    the op that launched them, copies by direction and host memory kind, collectives by name.
+
+    `seconds` is device time per step; for a collective, only the part no other kernel ran
+    beside (exposed: the step waited for it), with the overlapped rest in `overlapped_s`."""
+
+    kind: str  # "eager_op", "copy", "memset", "collective"
+    name: str  # "aten::mul", "host-to-device copy (pageable)", "ncclDevKernel_AllReduce..."
+    seconds: float  # per step
+    calls: float  # per step
+    overlapped_s: float = 0.0  # collectives: the time hidden under other kernels, per step
+
+
+@dataclass(frozen=True)
 class GraphGap:
     """The wall time between one compiled graph's last kernel and the next graph's first, in
     the user's own steps: the eager code, guards and calls between two graphs (a graph break's
@@ -183,6 +198,8 @@ class RealSteps:
     # The gaps between consecutive compiled graphs of one role, from the split's steps (wall
     # time on the host between one graph's last kernel call and the next graph's first).
     gaps: tuple[GraphGap, ...] = ()
+    # GPU, from the split's profile: what ran outside the compiled graphs, by what it is.
+    outside: tuple[OutsideWork, ...] = ()
 
     @property
     def graphs_s(self) -> float:

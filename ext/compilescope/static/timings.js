@@ -13,36 +13,52 @@ function realSteps(r, synthetic) {
   box.appendChild(el("h4", {}, `Your steps as they ran (${r.device}; median of ${r.compiled.n})`));
   const eager = r.eager ? `; eager ${formatSpread(r.eager)}${r.speedup ? ` (compiled is ${r.speedup.toFixed(2)}x)` : ""}` : "";
   box.appendChild(el("div", { "data-real-wall": "" }, `per step: compiled ${formatSpread(r.compiled)}${eager}`));
+  if (r.budget && r.budget.length) box.appendChild(stepBudget(r));
   if (r.split_wall) {
-    const table = el("table", { class: "cs-table cs-real-split" });
-    const head = el("tr");
-    for (const h of ["where the step goes", "per step", "share"]) head.appendChild(el("th", {}, h));
-    table.appendChild(head);
-    const total = r.compiled.median;
-    const row = (label, s) => {
-      const tr = el("tr");
-      tr.append(el("td", {}, label), el("td", {}, formatMs(s)), el("td", {}, total > 0 ? `${(100 * s / total).toFixed(1)}%` : ""));
-      table.appendChild(tr);
-    };
-    for (const g of r.graphs) row(`graph ${g.compile_id} ${g.role} (${g.kernels} kernels)`, g.s);
-    row(r.device === "cpu" ? "outside compiled kernels (Python, eager ops, optimizer)" : "kernels outside compiled graphs (eager ops, optimizer)", r.outside_graphs_s);
-    // Measured on their own and inside the rows above (indented, not added to the total).
-    const part = (label, s, attr) => {
-      const tr = el("tr", { class: "cs-muted", [attr]: "" });
-      tr.append(el("td", { class: "cs-part" }, label), el("td", {}, formatMs(s)), el("td", {}, total > 0 ? `${(100 * s / total).toFixed(1)}%` : ""));
-      table.appendChild(tr);
-    };
-    if (r.optimizer_s) part("incl. eager optimizer steps", r.optimizer_s, "data-part-optimizer");
-    for (const g of (r.gaps || []).slice(0, 5)) part(`incl. between graphs ${g.before} → ${g.after} (${g.role})`, g.s, "data-part-gap");
-    if (r.device !== "cpu") row("between kernels (launches, Python, guards, autograd engine; device idle)", r.between_s);
-    row("whole step", total);
-    box.appendChild(table);
-    box.appendChild(el("div", { class: "cs-muted" }, `the split was measured in the next ${r.split_wall.n} steps with every kernel wrapped${r.device === "cpu" ? "" : " and the profiler on"} (${formatMs(r.split_wall.median)} a step there); kernel times are the kernels' own`));
+    box.appendChild(el("div", { class: "cs-muted" }, `the parts were measured in the next ${r.split_wall.n} steps with every kernel wrapped${r.device === "cpu" ? "" : " and the profiler on"} (${formatMs(r.split_wall.median)} a step there); kernel times are the kernels' own`));
     if (r.busy_s !== null && r.busy_s !== undefined) box.appendChild(el("div", { class: "cs-muted" }, `device busy ${formatMs(r.busy_s)} per step`));
   }
   if (r.note) box.appendChild(el("div", { class: "cs-muted" }, r.note));
   box.appendChild(el("div", { class: "cs-muted" }, `A step runs from one optimizer.step() to the next.${synthetic ? SYNTHETIC : ""}`));
   return box;
+}
+
+// The step budget (model/step_budget.py): one stacked bar of the parts, then the parts as rows
+// that add up to the whole step; what the parts cannot place is a row of its own, signed.
+function stepBudget(r) {
+  const total = r.compiled.median;
+  const wrap = el("div", { class: "cs-step-budget", "data-step-budget": "" });
+  const bar = el("div", { class: "cs-budget-bar", role: "img", "aria-label": "where the step goes" });
+  for (const p of r.budget) {
+    if (p.s <= 0) continue;
+    const seg = el("span", { class: `cs-budget-${p.kind}`, title: `${p.name}: ${formatMs(p.s)} (${(100 * p.share).toFixed(1)}%)` });
+    seg.style.width = `${Math.max(0, Math.min(100, 100 * p.share))}%`;
+    bar.appendChild(seg);
+  }
+  wrap.appendChild(bar);
+  const table = el("table", { class: "cs-table cs-real-split" });
+  const head = el("tr");
+  for (const h of ["where the step goes", "per step", "share", "what it is"]) head.appendChild(el("th", {}, h));
+  table.appendChild(head);
+  const row = (label, s, share, detail, attrs) => {
+    const tr = el("tr", attrs || {});
+    tr.append(el("td", {}, label), el("td", {}, formatMs(s)), el("td", {}, `${(100 * share).toFixed(1)}%`), el("td", { class: "cs-muted" }, detail));
+    table.appendChild(tr);
+  };
+  for (const p of r.budget) {
+    const attrs = { "data-budget-kind": p.kind };
+    if (p.kind === "optimizer") attrs["data-part-optimizer"] = "";
+    row(p.name, p.s, p.share, p.detail, attrs);
+  }
+  // Measured on their own and inside the rows above (indented, not added to the total).
+  for (const g of (r.gaps || []).slice(0, 5)) {
+    const tr = el("tr", { class: "cs-muted", "data-part-gap": "" });
+    tr.append(el("td", { class: "cs-part" }, `incl. between graphs ${g.before} → ${g.after} (${g.role})`), el("td", {}, formatMs(g.s)), el("td", {}, total > 0 ? `${(100 * g.s / total).toFixed(1)}%` : ""), el("td", {}, ""));
+    table.appendChild(tr);
+  }
+  row("whole step", total, 1, `stopwatch median of ${r.compiled.n} steps`, { "data-budget-kind": "step" });
+  wrap.appendChild(table);
+  return wrap;
 }
 
 const SYNTHETIC = " The per-graph figures below are each graph re-run alone (synthetic), for eager-vs-compiled per graph.";

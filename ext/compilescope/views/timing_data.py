@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..common import human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
+from ..model.step_budget import step_budget
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
@@ -87,5 +88,10 @@ def real_steps_data(real: RealSteps | None) -> dict[str, Any] | None:
         "gaps": [
             {"before": g.before, "after": g.after, "role": g.role, "s": g.seconds}
             for g in sorted(real.gaps, key=lambda g: -g.seconds)
+        ],
+        # The step budget (model/step_budget.py): parts that add up to the median step.
+        "budget": [
+            {"kind": p.kind, "name": p.name, "s": p.seconds, "share": p.share, "detail": p.detail}
+            for p in step_budget(real)
         ],
     }

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from ...model.timing import OutsideWork
 from .memory import chrome_trace_events
 
 if TYPE_CHECKING:
@@ -146,6 +147,109 @@ def device_totals(events: list[_KinetoEvent]) -> tuple[int, int]:
             busy += b - end
             end = b
     return busy, total
+
+
+def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
+    """The device work of a profiler session that no range of ours launched (it ran in no
+    compiled graph), grouped by what it is, per step: copies by direction and host memory
+    kind (CUPTI names them `Memcpy HtoD (Pageable -> Device)`), memsets, collectives (NCCL
+    kernels: only the part no other kernel ran beside counts, the rest is overlapped), and
+    other kernels by the ATen op that launched them."""
+    import bisect
+
+    cpu = torch.autograd.DeviceType.CPU
+    ops: dict[int, tuple[int, int, str]] = {}  # correlation id -> (thread, start, op name)
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    device: list[tuple[int, int, int, str]] = []  # (linked id, start, end, name)
+    for e in events:
+        linked = e.linked_correlation_id()
+        if e.device_type() == cpu:
+            if linked == 0 and not e.is_async():
+                name = e.name()
+                ops[e.correlation_id()] = (e.start_thread_id(), e.start_ns(), name)
+                if name.startswith(LABEL):
+                    ranges.setdefault(e.start_thread_id(), []).append((e.start_ns(), e.end_ns()))
+        elif linked > 0 and not e.name().startswith(LABEL):
+            device.append((linked, e.start_ns(), e.start_ns() + e.duration_ns(), e.name()))
+    for spans in ranges.values():
+        spans.sort()
+
+    def in_range(op: tuple[int, int, str] | None) -> bool:
+        if op is None:
+            return False
+        spans = ranges.get(op[0], [])
+        i = bisect.bisect_right(spans, (op[1], 1 << 62)) - 1
+        return i >= 0 and spans[i][0] <= op[1] <= spans[i][1]
+
+    groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    others: list[tuple[int, int]] = []  # every non-collective device interval, for overlap
+    for linked, start, end, name in device:
+        op = ops.get(linked)
+        collective = "nccl" in name.lower()
+        if not collective:
+            others.append((start, end))
+        if in_range(op):
+            continue
+        groups.setdefault(_work_kind(name, op[2] if op else ""), []).append((start, end))
+    union = _union(others)
+    out = []
+    for (kind, label), spans in groups.items():
+        total = sum(b - a for a, b in spans)
+        hidden = sum(_covered(a, b, union) for a, b in spans) if kind == "collective" else 0
+        out.append(
+            OutsideWork(
+                kind,
+                label,
+                (total - hidden) / 1e9 / steps,
+                len(spans) / steps,
+                hidden / 1e9 / steps,
+            )  # fmt: skip
+        )
+    return sorted(out, key=lambda w: -w.seconds)
+
+
+def _work_kind(device_name: str, op_name: str) -> tuple[str, str]:
+    """(kind, name) of a device event outside the compiled graphs."""
+    if device_name.startswith("Memcpy"):
+        direction = device_name.split()[1] if len(device_name.split()) > 1 else "?"
+        words = {"HtoD": "host-to-device", "DtoH": "device-to-host", "DtoD": "device-to-device"}
+        memory = (
+            " (pageable)"
+            if "Pageable" in device_name
+            else " (pinned)"
+            if "Pinned" in device_name
+            else ""
+        )
+        return "copy", f"{words.get(direction, direction)} copy{memory}"
+    if device_name.startswith("Memset"):
+        return "memset", "memset"
+    if "nccl" in device_name.lower():
+        return "collective", device_name.split("(")[0][:80]
+    return "eager_op", op_name or device_name[:80]
+
+
+def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, overlapping intervals merged into disjoint ones."""
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _covered(a: int, b: int, union: list[tuple[int, int]]) -> int:
+    """How much of [a, b) the disjoint sorted intervals `union` cover."""
+    import bisect
+
+    covered = 0
+    i = bisect.bisect_right(union, (a, 1 << 62)) - 1  # the last interval starting at or before a
+    for s, e in union[max(i, 0) :]:
+        if s >= b:
+            break
+        covered += max(min(e, b) - max(s, a), 0)
+    return covered
 
 
 def device_kernels_by_name(events: list[_KinetoEvent]) -> dict[str, list[float]]:

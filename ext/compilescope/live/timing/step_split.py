@@ -16,6 +16,7 @@ from .profiler_times import (
     device_totals,
     host_syncs,
     kernel_times_from_kineto,
+    outside_work,
 )
 
 REPLAYED = "real steps, torch.profiler (CUDA graph replay)"
@@ -88,7 +89,7 @@ def kernel_figures(
     return kernels, shares
 
 
-def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[str, float | None]:
+def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[str, Any]:
     """busy_s, outside_graphs_s, between_s and the waits for the device, per step; they add up
     to `wall` with `graphs_s`. Without a profile (a CPU), what is not a compiled kernel is one
     remainder."""
@@ -108,6 +109,7 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
         "syncs_per_step": waits / steps,
         "scalar_reads_per_step": reads / steps,
         "sync_idle_s": idle_ns / 1e9 / steps,
+        "outside": tuple(outside_work(events, steps)),
     }
 
 

@@ -44,6 +44,12 @@ SEVERITY = {
     "host_sync": 40.0,
     "channels_last": 10.0,
     "library_matmul": 10.0,
+    # From the step budget (findings/budget.py): measured parts whose remedy removes them.
+    "host_copies": 40.0,
+    "exposed_collectives": 40.0,
+    "eager_ops_outside": 40.0,
+    "hand_written_attention": 40.0,
+    "unplaced_time": 20.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
@@ -67,6 +73,11 @@ SHARE_WEIGHT = {
     # on five MLP steps (twice slower): ranked as the library calls were before it (a
     # fallback op), below causes whose fix removes time.
     "library_matmul": 60.0,
+    "host_copies": 100.0,
+    "exposed_collectives": 100.0,
+    "eager_ops_outside": 80.0,
+    "hand_written_attention": 100.0,
+    "unplaced_time": 40.0,
 }
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..capture import Capture
 from ..kernel_table import kernel_rows
 from ..step_budget import step_budget
+from .budget import budget_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
 from .places import optimizer_place
@@ -40,6 +41,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *_tf32_findings(capture, real),
         *_sync_findings(real),
         *_channels_last_findings(capture, real),
+        *budget_findings(capture, real),
     ]
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind == "compiled_slower"]
 

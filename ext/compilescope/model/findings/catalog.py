@@ -1,0 +1,132 @@
+"""The catalog of speed remedies, as data: the budget signature that calls for each, the change, its trade-off, its source, what we measured."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..place import Place
+from .parts import Fix, Setting
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """One known remedy. `signature` says, in words, which part of the step budget calls for
+    it; `measured` what it gave where we tried it (compilescope's own runs, RESULTS.md)."""
+
+    key: str
+    title: str
+    signature: str
+    change: str
+    tradeoff: str
+    source: str
+    measured: str = ""
+    settings: tuple[Setting, ...] = ()
+
+    def fix(self, where: Place | None = None, change: str = "") -> Fix:
+        """The remedy as a finding's fix (a setting where it is one, else a code change)."""
+        tradeoff = self.tradeoff + (f" Measured: {self.measured}." if self.measured else "")
+        if self.settings:
+            return Fix("setting", self.title, self.settings, tradeoff=tradeoff, source=self.source)
+        return Fix(
+            "code",
+            self.title,
+            change=change or self.change,
+            where=where,
+            tradeoff=tradeoff,
+            source=self.source,
+        )
+
+
+TUNING_GUIDE = "PyTorch Performance Tuning Guide"
+_ENTRIES = (
+    Remedy(
+        "pinned_memory",
+        "pinned host memory and non_blocking copies",
+        "host-to-device copies from pageable memory outside the compiled graphs",
+        "load batches into pinned memory (`DataLoader(..., pin_memory=True)` or "
+        "`batch.pin_memory()`) and copy with `.to(device, non_blocking=True)`",
+        "pinned memory is page-locked host memory: too much of it starves the host; a "
+        "non_blocking copy must not be read on the host before a sync",
+        f"{TUNING_GUIDE}: use pinned memory and non_blocking copies",
+        "a small CNN fed pageable CPU batches: 24.6-25.2 ms -> 9.3 ms a step (2.7x), H200",
+    ),
+    Remedy(
+        "data_on_device",
+        "keep the data on the device",
+        "host-to-device copies every step (pinned or not)",
+        "move the dataset (or the next batches) to the device once, before the loop, and index "
+        "it there; or prefetch the next batch on a side stream while this step runs",
+        "the data must fit in device memory; a prefetch needs a second stream and an event",
+        f"{TUNING_GUIDE}: avoid unnecessary CPU-GPU synchronization and copies",
+    ),
+    Remedy(
+        "avoid_syncs",
+        "keep values on the device, read them rarely",
+        "device-to-host copies or host syncs every step (`.item()`, `.cpu()`, `print(loss)`)",
+        "accumulate the values in a device tensor and read them every N steps (e.g. "
+        "`running += loss.detach()`, `.item()` every 50 steps)",
+        "the logged values arrive later, in batches",
+        f"{TUNING_GUIDE}: avoid unnecessary CPU-GPU synchronization",
+        "a GPT-2 logging grad norms with .item() each step (compilescope speed zoo, H100)",
+    ),
+    Remedy(
+        "sdpa",
+        "scaled_dot_product_attention for hand-written attention",
+        "softmax over a matmul of queries and keys, then a matmul with values, in a compiled graph",
+        "replace `softmax(q @ k.transpose(-2, -1) * scale (+ mask)) @ v` with "
+        "`torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)` (or "
+        "`attn_mask=`)",
+        "dropout inside attention goes through `dropout_p`; a custom score function needs "
+        "FlexAttention instead",
+        "PyTorch tutorial: scaled dot product attention (SDPA)",
+        "causal attention at 2048 tokens in bf16: 11.2 -> 6.2 ms (1.8x), H200",
+    ),
+    Remedy(
+        "compile_the_rest",
+        "compile the code that runs these ops",
+        "eager ATen ops outside every compiled graph (code before or after the compiled "
+        "function, or at a graph break)",
+        "move the ops into the compiled function (compile the whole step, or the function that "
+        "calls them), or remove the graph break that leaves them out",
+        "more code to compile (compile time); code Dynamo cannot trace stays eager",
+        "torch.compile docs: what is compiled (frames, graph breaks)",
+    ),
+    Remedy(
+        "ddp_no_sync",
+        "skip gradient all-reduce on accumulation steps",
+        "collectives the step waits for, with gradient accumulation under DDP",
+        "wrap the accumulation micro-steps in `with model.no_sync():` so only the last one "
+        "all-reduces",
+        "gradients are synchronized once per optimizer step (that is the point)",
+        "DistributedDataParallel docs: no_sync",
+    ),
+    Remedy(
+        "ddp_bucket",
+        "let the all-reduce overlap the backward",
+        "collectives the step waits for (exposed, not hidden under the backward's kernels)",
+        "compile the model inside DDP (`DDP(torch.compile(model))` or `torch.compile(DDP(model))` "
+        "with `torch._dynamo.config.optimize_ddp` left on), and try `bucket_cap_mb` sizes",
+        "smaller buckets overlap more and launch more collectives",
+        "torch.compile and DDP: DDPOptimizer; DistributedDataParallel docs: bucket_cap_mb",
+        "a 2-GPU DDP loop of 8 MLP blocks: DDP(torch.compile(model)) 11.8 ms, optimize_ddp=False "
+        "11.2 ms, bucket_cap_mb=200 12.6 ms, against eager DDP 9.0 ms (H100)",
+    ),
+    Remedy(
+        "unplaced_time",
+        "time the split could not place",
+        "a share of the step that no measured part explains",
+        "profile a few steps with torch.profiler (CPU and CUDA activities, with_stack=True) and "
+        "look at what runs between the compiled graphs",
+        "a profile slows the steps it records",
+        "torch.profiler docs",
+    ),
+)
+REMEDIES: dict[str, Remedy] = {r.key: r for r in _ENTRIES}
+
+
+def remedy(key: str) -> Remedy:
+    """The catalog's remedy by key (KeyError names the known keys)."""
+    try:
+        return REMEDIES[key]
+    except KeyError:
+        raise KeyError(f"no remedy {key!r} in the catalog (known: {sorted(REMEDIES)})") from None
