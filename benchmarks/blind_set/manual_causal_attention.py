@@ -101,7 +101,7 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
     dev = torch.device(device)
     cuda = dev.type == "cuda"
     if cuda:
-        vocab, d, n_head, n_layer, T, B = 8192, 768, 12, 4, 1024, 8
+        vocab, d, n_head, n_layer, T, B = 8192, 768, 12, 2, 1024, 8
     else:
         vocab, d, n_head, n_layer, T, B = 64, 32, 2, 1, 16, 2
     model = TinyGPT(vocab, d, n_head, n_layer, T, use_sdpa=remedy).to(dev)

@@ -60,7 +60,7 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
     dev = torch.device(device)
     cuda = dev.type == "cuda"
     if cuda:
-        B, d, n_layers = 256, 1024, 4
+        B, d, n_layers = 256, 1024, 2  # small: remedy=False recompiles every step
     else:
         B, d, n_layers = 4, 16, 1
     model = DropMLP(d, n_layers, 10).to(dev)

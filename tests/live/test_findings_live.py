@@ -249,3 +249,53 @@ class BufferCounter(StepCounter):
         super().__init__()
         del self.step
         self.register_buffer("step", torch.zeros((), dtype=torch.long))
+
+
+class HandAttention(torch.nn.Module):
+    """One causal self-attention layer written by hand, as many codebases do (issue 42)."""
+
+    def __init__(self, width: int = 64, heads: int = 4) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(width, 3 * width)
+        self.out = torch.nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        scores = (q @ k.transpose(-2, -1)) * (c // self.heads) ** -0.5
+        mask = torch.triu(torch.ones(t, t, dtype=torch.bool, device=x.device), 1)
+        weights = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+        return self.out((weights @ v).transpose(1, 2).reshape(b, t, c)).pow(2).mean()
+
+
+def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_line():
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = HandAttention()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    step = torch.compile(model)
+    x = torch.randn(4, 128, 64)
+    with compilescope.capturing(eager_steps=0) as cap:
+        for _ in range(16):
+            step(x).backward()
+            opt.step()
+            opt.zero_grad()
+    found = compilescope.findings(cap.capture)
+    attention = [f for f in found if f.kind == "hand_written_attention"]
+    assert len(attention) == 1, [f.kind for f in found]
+    (f,) = attention
+    assert f.user is not None and "torch.softmax(scores.masked_fill" in linecache.getline(
+        f.user.file, f.user.line
+    )
+    assert "scaled_dot_product_attention" in f.fix.change and f.cost.share > 0
+    # The remedy applied: attention through SDPA is not hand-written attention.
+    from compilescope.model.findings.budget import hand_written_attention
+
+    def sdpa(q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    q = torch.randn(2, 4, 16, 8)
+    fixed = compilescope.capture(sdpa, q, q, q, timings=False)
+    graphs = [c.graph("dynamo_output_graph") for c in fixed]
+    assert graphs and all(g is not None and not hand_written_attention(g) for g in graphs)

@@ -1,6 +1,6 @@
 """CPU smoke test for the blind-set loops (not the benchmark itself).
 
-Usage: python smoke_cpu.py <module_name> [steps]
+Usage: python _smoke_cpu.py <module_name> [steps]
 Builds the loop with device='cpu' for remedy=False and remedy=True and runs a
 few steps of each; prints wall time and the inductor/dynamo counters.
 """
