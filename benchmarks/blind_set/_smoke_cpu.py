@@ -4,6 +4,7 @@ Usage: python _smoke_cpu.py <module_name> [steps]
 Builds the loop with device='cpu' for remedy=False and remedy=True and runs a
 few steps of each; prints wall time and the inductor/dynamo counters.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,7 +37,9 @@ def main() -> int:
         dt = time.time() - t0
         stats = dict(counters["stats"])
         fa = dict(counters["inductor"]).get("fuse_attention", 0)
-        print(f"{name} remedy={remedy}: {steps} steps OK in {dt:.1f}s  dynamo={stats} fuse_attention={fa}")
+        print(
+            f"{name} remedy={remedy}: {steps} steps OK in {dt:.1f}s  dynamo={stats} fuse_attention={fa}"
+        )
     return 0
 
 

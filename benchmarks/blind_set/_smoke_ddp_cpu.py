@@ -3,6 +3,7 @@
 Also checks that parameters stay identical across ranks (i.e. the final
 all-reduce still happens when no_sync is used).
 """
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,10 @@ def _worker(rank: int, world: int, steps: int, port: int) -> None:
         ref = flat.clone()
         dist.broadcast(ref, src=0)
         ok = torch.allclose(flat, ref)
-        print(f"rank {rank} remedy={remedy}: {steps} steps in {time.time() - t0:.1f}s, params in sync: {ok}", flush=True)
+        print(
+            f"rank {rank} remedy={remedy}: {steps} steps in {time.time() - t0:.1f}s, params in sync: {ok}",
+            flush=True,
+        )
         assert ok
     dist.destroy_process_group()
 

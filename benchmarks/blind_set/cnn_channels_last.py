@@ -15,6 +15,7 @@ pytorch_unet), so the layout the user chose is the layout that runs.
 On CPU (smoke test) inductor/mkldnn pick their own layout; the remedy is run but
 means little there.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -41,7 +42,9 @@ def _make_sync(dev: torch.device) -> Callable[[], None]:
 
 
 def conv_bn_relu(cin: int, cout: int) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
 
 
 class UNetSmall(nn.Module):

@@ -10,6 +10,7 @@ Runner contract: ``torch.distributed`` is already initialised (NCCL on GPU,
 gloo on CPU) with ``WORLD`` ranks; ``build(device, remedy, rank, world)`` is
 called on each rank.  If ``device`` is a bare "cuda", rank r uses cuda:r.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -50,13 +51,19 @@ def _make_sync(dev: torch.device) -> Callable[[], None]:
     return lambda: None
 
 
-def build(device: str, remedy: bool, rank: int, world: int) -> tuple[Callable[[], None], Callable[[], None]]:
+def build(
+    device: str, remedy: bool, rank: int, world: int
+) -> tuple[Callable[[], None], Callable[[], None]]:
     assert dist.is_available() and dist.is_initialized(), "runner must init torch.distributed first"
     dev = _resolve(device, rank)
     cuda = dev.type == "cuda"
     torch.manual_seed(0)  # same initial weights on every rank
     if cuda:
-        micro_b, d, n_layers = 16, 2048, 8    # ~34M params -> ~134 MB of fp32 gradients per all-reduce
+        micro_b, d, n_layers = (
+            16,
+            2048,
+            8,
+        )  # ~34M params -> ~134 MB of fp32 gradients per all-reduce
     else:
         micro_b, d, n_layers = 2, 16, 2
     layers: list[nn.Module] = []

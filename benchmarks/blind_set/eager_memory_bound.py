@@ -8,6 +8,7 @@ backward).  The step is memory-bandwidth bound.  The remedy is the
 compilation itself: ``torch.compile`` (inductor) fuses those chains into a
 few kernels.  This is the one loop where remedy=False is *not* compiled.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -24,7 +25,14 @@ SOURCE_SAYS = (
     "torch.compile for the same reason)."
 )
 REMEDY = "torch.compile the model (inductor kernel fusion)"
-REMEDY_WORDS = ("torch.compile", "compile the model", "compiling the model", "inductor", "fuse", "fusion")
+REMEDY_WORDS = (
+    "torch.compile",
+    "compile the model",
+    "compiling the model",
+    "inductor",
+    "fuse",
+    "fusion",
+)
 
 
 def _make_sync(dev: torch.device) -> Callable[[], None]:
@@ -40,14 +48,14 @@ class NormGateBlock(nn.Module):
         self.gate_w = nn.Parameter(torch.ones(d))
         self.gate_b = nn.Parameter(torch.zeros(d))
         self.res_scale = nn.Parameter(torch.full((d,), 0.1))
-        self.fc1 = nn.Linear(d, d // 8)   # bottleneck adapter: the matmuls are cheap,
-        self.fc2 = nn.Linear(d // 8, d)   # the full-width elementwise chain is not
+        self.fc1 = nn.Linear(d, d // 8)  # bottleneck adapter: the matmuls are cheap,
+        self.fc2 = nn.Linear(d // 8, d)  # the full-width elementwise chain is not
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.norm_w        # RMSNorm
-        h = h * torch.sigmoid(h * self.gate_w + self.gate_b)                               # gate
+        h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.norm_w  # RMSNorm
+        h = h * torch.sigmoid(h * self.gate_w + self.gate_b)  # gate
         a = self.fc1(h)
-        a = 0.5 * a * (1.0 + torch.tanh(0.7978845608 * (a + 0.044715 * a * a * a)))      # tanh-GELU
+        a = 0.5 * a * (1.0 + torch.tanh(0.7978845608 * (a + 0.044715 * a * a * a)))  # tanh-GELU
         h = h + self.fc2(a)
         return x + self.res_scale * h
 

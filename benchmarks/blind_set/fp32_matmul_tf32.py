@@ -13,6 +13,7 @@ the runner builds several loops in one process; a runner that shares a process
 between loops should reset it to 'highest' afterwards.  On CPU the setting has
 no effect (the remedy is a no-op there).
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -30,8 +31,16 @@ SOURCE_SAYS = (
 )
 REMEDY = "torch.set_float32_matmul_precision('high') (TF32) or bf16 autocast"
 REMEDY_WORDS = (
-    "set_float32_matmul_precision", "tf32", "tensorfloat", "tensor float", "allow_tf32",
-    "matmul_precision", "bf16", "bfloat16", "autocast", "mixed precision",
+    "set_float32_matmul_precision",
+    "tf32",
+    "tensorfloat",
+    "tensor float",
+    "allow_tf32",
+    "matmul_precision",
+    "bf16",
+    "bfloat16",
+    "autocast",
+    "mixed precision",
 )
 
 

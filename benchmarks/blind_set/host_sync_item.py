@@ -8,6 +8,7 @@ remedy keeps the running statistics on the device (``loss.detach()`` summed
 into a device tensor) and reads them back only when they are reported, outside
 the per-step path.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -25,8 +26,14 @@ SOURCE_SAYS = (
 )
 REMEDY = "remove the per-step .item()/host sync; accumulate metrics on device and read them rarely"
 REMEDY_WORDS = (
-    ".item()", "item()", "host sync", "host-device sync", "cpu-gpu sync", "gpu-cpu sync",
-    "device-host sync", "synchroniz",
+    ".item()",
+    "item()",
+    "host sync",
+    "host-device sync",
+    "cpu-gpu sync",
+    "gpu-cpu sync",
+    "device-host sync",
+    "synchroniz",
 )
 
 
@@ -70,8 +77,8 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
             loss_sum += loss.detach()
             correct_sum += (out.detach().argmax(1) == y).sum()
         else:
-            loss_history.append(loss.item())                                    # host sync
-            stats["correct"] += (out.argmax(1) == y).sum().item()               # host sync
+            loss_history.append(loss.item())  # host sync
+            stats["correct"] += (out.argmax(1) == y).sum().item()  # host sync
             stats["seen"] += y.numel()
 
     return step, _make_sync(dev)

@@ -10,6 +10,7 @@ forward/backward into CUDA graphs and replays each with a single launch.
 On CPU cudagraphs do not apply and inductor skips them, so the remedy is a
 no-op there.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -25,7 +26,14 @@ SOURCE_SAYS = (
     "GPU without paying the extra cost of kernel launches)."
 )
 REMEDY = 'torch.compile(mode="reduce-overhead") (CUDA graphs)'
-REMEDY_WORDS = ("reduce-overhead", "reduce_overhead", "cuda graph", "cudagraph", "cuda-graph", "cuda_graph")
+REMEDY_WORDS = (
+    "reduce-overhead",
+    "reduce_overhead",
+    "cuda graph",
+    "cudagraph",
+    "cuda-graph",
+    "cuda_graph",
+)
 
 
 def _make_sync(dev: torch.device) -> Callable[[], None]:

@@ -6,6 +6,7 @@ forward and backward.  The remedy is ``F.scaled_dot_product_attention(...,
 is_causal=True)``, which dispatches to a fused flash / memory-efficient kernel
 on CUDA.  Both variants are compiled and run under bf16 autocast on CUDA.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,14 @@ SOURCE_SAYS = (
 )
 REMEDY = "use F.scaled_dot_product_attention(is_causal=True) (flash attention)"
 REMEDY_WORDS = (
-    "scaled_dot_product_attention", "sdpa", "flash attention", "flash-attention",
-    "flashattention", "flash_attention", "fused attention", "memory-efficient attention",
+    "scaled_dot_product_attention",
+    "sdpa",
+    "flash attention",
+    "flash-attention",
+    "flashattention",
+    "flash_attention",
+    "fused attention",
+    "memory-efficient attention",
 )
 
 
@@ -78,7 +85,9 @@ class Block(nn.Module):
 
 
 class TinyGPT(nn.Module):
-    def __init__(self, vocab: int, d: int, n_head: int, n_layer: int, block: int, use_sdpa: bool) -> None:
+    def __init__(
+        self, vocab: int, d: int, n_head: int, n_layer: int, block: int, use_sdpa: bool
+    ) -> None:
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(block, d)

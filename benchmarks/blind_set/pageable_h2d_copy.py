@@ -10,6 +10,7 @@ in the loader) and copies them with ``non_blocking=True``.
 On CPU (smoke test) there is no host->device copy at all; pinning needs an
 accelerator, so the remedy degrades to a no-op there.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -47,8 +48,10 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
 
     model = nn.Sequential(
         nn.Flatten(),
-        nn.Linear(n_in, hidden), nn.ReLU(),
-        nn.Linear(hidden, hidden), nn.ReLU(),
+        nn.Linear(n_in, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
         nn.Linear(hidden, 10),
     ).to(dev)
     cmodel = torch.compile(model)

@@ -8,6 +8,7 @@ tensor every step, so the optimizer step is launch/CPU bound and dwarfs the
 compiled forward/backward.  The remedy is the fused (``fused=True``) or
 multi-tensor (``foreach=True``) implementation.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -24,8 +25,14 @@ SOURCE_SAYS = (
 )
 REMEDY = "fused=True (or foreach=True) optimizer"
 REMEDY_WORDS = (
-    "foreach", "fused=true", "fused adam", "fused optimizer", "fused implementation",
-    "multi-tensor", "multi_tensor", "multitensor",
+    "foreach",
+    "fused=true",
+    "fused adam",
+    "fused optimizer",
+    "fused implementation",
+    "multi-tensor",
+    "multi_tensor",
+    "multitensor",
 )
 
 
@@ -51,7 +58,7 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
     dev = torch.device(device)
     cuda = dev.type == "cuda"
     if cuda:
-        B, d, n_blocks = 64, 256, 48   # 48 * 6 + 2 = 290 parameter tensors
+        B, d, n_blocks = 64, 256, 48  # 48 * 6 + 2 = 290 parameter tensors
     else:
         B, d, n_blocks = 4, 8, 4
     model = nn.Sequential(*[Block(d) for _ in range(n_blocks)], nn.Linear(d, 10)).to(dev)

@@ -9,6 +9,7 @@ limit, then falls back to eager).  The remedy follows the documentation's
 "wrap constants with tensors": pass the rate as a 0-d device tensor and apply
 the dropout mask with tensor arithmetic, so a single graph serves every step.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -25,8 +26,16 @@ SOURCE_SAYS = (
 )
 REMEDY = "pass the changing float as a 0-d tensor (wrap constants with tensors)"
 REMEDY_WORDS = (
-    "0-d tensor", "0-dim tensor", "scalar tensor", "as a tensor", "into a tensor", "in a tensor",
-    "torch.tensor(", "wrap it in a tensor", "tensor argument", "tensor instead",
+    "0-d tensor",
+    "0-dim tensor",
+    "scalar tensor",
+    "as a tensor",
+    "into a tensor",
+    "in a tensor",
+    "torch.tensor(",
+    "wrap it in a tensor",
+    "tensor argument",
+    "tensor instead",
 )
 
 

@@ -8,6 +8,7 @@ step fails the guard and recompiles, until the recompile limit is hit and the
 frame falls back to eager.  The remedy keeps the counter in a 0-d tensor
 buffer (updated in place), so one compiled graph serves every step.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -25,8 +26,15 @@ SOURCE_SAYS = (
 )
 REMEDY = "keep the step counter in a 0-d tensor buffer (or allow_unspec_int_on_nn_module)"
 REMEDY_WORDS = (
-    "register_buffer", "tensor buffer", "0-d tensor", "0-dim tensor", "scalar tensor",
-    "as a tensor", "into a tensor", "in a tensor", "allow_unspec_int_on_nn_module",
+    "register_buffer",
+    "tensor buffer",
+    "0-d tensor",
+    "0-dim tensor",
+    "scalar tensor",
+    "as a tensor",
+    "into a tensor",
+    "in a tensor",
+    "allow_unspec_int_on_nn_module",
 )
 
 
@@ -46,7 +54,10 @@ class WarmupResMLP(nn.Module):
         else:
             self.step = 0  # plain Python int, as the user wrote it
         self.blocks = nn.ModuleList(
-            [nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d)) for _ in range(n_blocks)]
+            [
+                nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+                for _ in range(n_blocks)
+            ]
         )
         self.head = nn.Linear(d, n_cls)
 
