@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a log's report (no measured times) does not import the timing model
@@ -57,9 +57,27 @@ def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
     split = bool(real.graphs)
     outside = max(real.outside_graphs_s, 0.0) if split else 0.0
     between = max(real.between_s, 0.0) if split else 0.0
-    works = [w for w in real.outside if w.seconds > 0] if split else []
+    works = _grouped([w for w in real.outside if w.seconds > 0], step) if split else []
     for w in works:  # GPU: what ran outside the graphs, by what it is (its device time)
         add(w.kind, _work_name(w), w.seconds, _work_detail(w))
+    device = sum(p.seconds for p in parts)
+    if device > step:
+        # The split's steps ran longer than the stopwatch's (a device-bound step whose kernels'
+        # medians add up past it: clocks, the profiler): the device parts are that step's
+        # shares of the stopwatch's, said in each part; nothing is left for gaps.
+        scale = step / device
+        parts[:] = [
+            replace(
+                p,
+                seconds=p.seconds * scale,
+                share=p.share * scale,
+                detail=f"{p.detail}; scaled by {scale:.3f}: the split's kernels took "
+                f"{device * 1e3:.3f} ms of device time a step, the stopwatch's step "
+                f"{step * 1e3:.3f} ms",
+            )  # fmt: skip
+            for p in parts
+        ]
+        outside = between = 0.0
     if works:
         # The eager optimizer's kernels are among them (torch's _foreach_* / _fused_* ops);
         # what the works do not cover of the outside time stays one part, and time they
@@ -121,9 +139,53 @@ def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
     return tuple(parts)
 
 
+# Eager ops under this share of the step are one part together (a budget a user reads at a
+# glance); the optimizer's foreach/fused ops are one part, its update.
+_SMALL_OP_SHARE = 0.01
+_OPTIMIZER_OPS = ("aten::_foreach", "aten::_fused")
+
+
+def _grouped(works: list[OutsideWork], step: float) -> list[OutsideWork]:
+    """The works with the optimizer's ops as one and the small eager ops as one."""
+    from .timing import OutsideWork
+
+    optimizer = [w for w in works if w.kind == "eager_op" and w.name.startswith(_OPTIMIZER_OPS)]
+    small = [
+        w
+        for w in works
+        if w.kind == "eager_op" and w not in optimizer and w.seconds < _SMALL_OP_SHARE * step
+    ]
+    out = [w for w in works if w not in optimizer and w not in small]
+    if optimizer:
+        names = ", ".join(sorted({w.name.removeprefix("aten::") for w in optimizer}))
+        out.append(
+            OutsideWork(
+                "optimizer",
+                f"optimizer update ({names})",
+                sum(w.seconds for w in optimizer),
+                sum(w.calls for w in optimizer),
+            )  # fmt: skip
+        )
+    if small:
+        names = ", ".join(w.name for w in small[:4]) + (", ..." if len(small) > 4 else "")
+        out.append(
+            OutsideWork(
+                "eager_op",
+                f"{len(small)} small eager ops ({names})",
+                sum(w.seconds for w in small),
+                sum(w.calls for w in small),
+            )  # fmt: skip
+        )
+    return sorted(out, key=lambda w: -w.seconds)
+
+
 def _work_name(w: OutsideWork) -> str:
-    if w.kind == "eager_op":
+    if w.kind == "eager_op" and w.name.startswith("aten::"):
         return f"eager {w.name} (outside the compiled graphs)"
+    if w.kind == "eager_op":
+        return f"{w.name} (outside the compiled graphs)"
+    if w.kind == "optimizer":
+        return f"{w.name}, eager"
     if w.kind == "collective":
         return f"collective {w.name} (exposed)"
     return w.name
@@ -133,8 +195,8 @@ def _work_detail(w: OutsideWork) -> str:
     calls = f"{w.calls:g} per step"
     if w.kind == "collective":
         return f"{calls}; the step waits for this part; {w.overlapped_s * 1e3:.3f} ms more overlapped other kernels"
-    if w.kind == "eager_op" and w.name.startswith(("aten::_foreach", "aten::_fused")):
-        return f"{calls}; the optimizer's update (an eager optimizer step)"
+    if w.kind == "optimizer":
+        return f"{calls}; the optimizer's update kernels (an eager optimizer step)"
     if w.kind == "copy" and "pageable" in w.name:
         return f"{calls}; from pageable host memory: the host waits for each copy"
     return f"{calls}, device time"

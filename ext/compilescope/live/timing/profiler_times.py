@@ -181,6 +181,8 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
         i = bisect.bisect_right(spans, (op[1], 1 << 62)) - 1
         return i >= 0 and spans[i][0] <= op[1] <= spans[i][1]
 
+    # The profiler's own activity records and CUDA runtime calls CUPTI lists as device work.
+    device = [d for d in device if not d[3].startswith(_PROFILER_OWN)]
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     others: list[tuple[int, int]] = []  # every non-collective device interval, for overlap
     for linked, start, end, name in device:
@@ -206,6 +208,9 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
             )  # fmt: skip
         )
     return sorted(out, key=lambda w: -w.seconds)
+
+
+_PROFILER_OWN = ("cuda", "Activity Buffer Request", "Buffer Flush")
 
 
 def _work_kind(device_name: str, op_name: str) -> tuple[str, str]:
