@@ -14,7 +14,7 @@ called on each rank.  If ``device`` is a bare "cuda", rank r uses cuda:r.
 from __future__ import annotations
 
 import contextlib
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.distributed as dist

@@ -11,7 +11,7 @@ few kernels.  This is the one loop where remedy=False is *not* compiled.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn

@@ -16,7 +16,7 @@ no effect (the remedy is a no-op there).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn

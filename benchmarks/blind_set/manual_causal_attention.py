@@ -10,7 +10,7 @@ on CUDA.  Both variants are compiled and run under bf16 autocast on CUDA.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn

@@ -13,7 +13,7 @@ accelerator, so the remedy degrades to a no-op there.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn

@@ -12,7 +12,7 @@ the dropout mask with tensor arithmetic, so a single graph serves every step.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn
@@ -53,7 +53,7 @@ class DropMLP(nn.Module):
         self.head = nn.Linear(d, n_cls)
 
     def forward(self, x: torch.Tensor, p) -> torch.Tensor:
-        for lin, ln in zip(self.layers, self.norms):
+        for lin, ln in zip(self.layers, self.norms, strict=True):
             h = F.gelu(lin(ln(x)))
             if isinstance(p, torch.Tensor):
                 keep = (torch.rand_like(h) >= p).to(h.dtype)

@@ -11,7 +11,7 @@ buffer (updated in place), so one compiled graph serves every step.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn

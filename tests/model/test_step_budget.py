@@ -226,3 +226,32 @@ def test_small_eager_ops_are_one_part():
         "6 small eager ops (aten::op0, aten::op1, aten::op2, aten::op3, ..."
     )
     assert grouped.seconds == pytest.approx(0.00006)
+
+
+def test_eager_ops_left_by_a_frame_past_the_recompile_limit_are_that_findings_cost():
+    from compilescope.model.findings.parts import Finding
+    from compilescope.model.findings.ranked import _eager_ops_to_their_cause
+
+    limit = Finding(kind="recompile_limit", what="`forward` hit the recompile limit (8).", key="l")
+    ops = [
+        Finding(kind="eager_ops_outside", what="", key="eager_ops_outside:aten::mm",
+                cost=replace_cost(0.004, 0.17)),
+        Finding(kind="eager_ops_outside", what="", key="eager_ops_outside:aten::addmm",
+                cost=replace_cost(0.003, 0.13)),
+    ]  # fmt: skip
+    (merged,) = _eager_ops_to_their_cause([limit, *ops])
+    assert merged.kind == "recompile_limit" and merged.cost.share == pytest.approx(0.30)
+    assert "(aten::mm, aten::addmm) take 7.000 ms per step (30%)" in merged.what
+
+
+def replace_cost(step_s, share):
+    from compilescope.model.findings.parts import Cost
+
+    return Cost(step_s=step_s, share=share)
+
+
+def test_a_loop_with_nothing_compiled_is_told_to_compile():
+    r = RealSteps(device="cuda", compiled=sample(0.017))
+    (f,) = findings(capture_of(r))
+    assert f.kind == "not_compiled" and "17.000 ms" in f.what
+    assert "torch.compile" in f.fix.change

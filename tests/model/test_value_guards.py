@@ -50,3 +50,11 @@ def test_each_value_guard_gets_a_fix_that_removes_it(guard, first, words):
 def test_a_module_int_also_gets_the_setting_torch_hints_at():
     fixes = guard_fixes("self.step == <value>", None)
     assert fixes[1].python() == "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
+
+
+def test_a_float_dynamo_keeps_as_a_number_is_named_as_written():
+    # dropout's `p` on torch 2.11 (the blind set's recompile_dropout_float, H100)
+    g = guard_of("0/7: ___as_tensor(p).item() == 0.0993  # h = F.dropout(h, p=p)")
+    assert g == "___as_tensor(p).item() == <value>" and is_value_guard(g)
+    (fix,) = guard_fixes(g, None)
+    assert fix.title == "pass `p` as a tensor" and "torch.tensor(p)" in fix.change

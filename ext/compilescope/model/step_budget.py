@@ -54,7 +54,9 @@ def step_budget(real: RealSteps) -> tuple[BudgetPart, ...]:
             + ("device time" if gpu else "wall time of their calls"),
             g.compile_id,
         )
-    split = bool(real.graphs)
+    # The split's steps ran (every kernel wrapped): its parts are measured, even where no
+    # compiled graph ran in them (a frame past the recompile limit runs eagerly).
+    split = real.split_wall is not None or bool(real.graphs)
     outside = max(real.outside_graphs_s, 0.0) if split else 0.0
     between = max(real.between_s, 0.0) if split else 0.0
     works = _grouped([w for w in real.outside if w.seconds > 0], step) if split else []

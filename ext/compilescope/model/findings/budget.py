@@ -20,6 +20,18 @@ def budget_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     SHOWN_SHARE of the step, for hand-written attention in a compiled graph, and for what the
     split could not place (the optimizer and host syncs have findings of their own)."""
     step = real.compiled.median_s
+    if not capture.compiles and not capture.partial and not real.graphs and not real.kernels:
+        return [
+            Finding(
+                kind="not_compiled",
+                what=f"Nothing was compiled inside the block: the steps "
+                f"({step * 1e3:.3f} ms each) ran as eager PyTorch. If the model was compiled "
+                "before the block, `capturing(reset=True)` shows it; otherwise compile it.",
+                key="not_compiled",
+                cost=Cost(step_s=step, share=1.0, note="the whole step, uncompiled"),
+                fixes=(remedy("compile_model").fix(),),
+            )
+        ]
     found = [_work_finding(w, step) for w in real.outside if w.seconds / step >= SHOWN_SHARE]
     found += _attention_findings(capture, real)
     rest = [

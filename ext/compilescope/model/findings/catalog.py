@@ -92,6 +92,16 @@ _ENTRIES = (
         "torch.compile docs: what is compiled (frames, graph breaks)",
     ),
     Remedy(
+        "compile_model",
+        "compile the model",
+        "a loop whose steps ran with nothing compiled",
+        "wrap the model (or the training step) with `torch.compile`: `model = torch.compile(model)`; "
+        "compilescope then shows what it made of it",
+        "compile time before the first steps (seconds to minutes); code Dynamo cannot trace "
+        "stays eager (graph breaks)",
+        "torch.compile tutorial (Introduction to torch.compile)",
+    ),
+    Remedy(
         "ddp_no_sync",
         "skip gradient all-reduce on accumulation steps",
         "collectives the step waits for, with gradient accumulation under DDP",

@@ -50,6 +50,7 @@ SEVERITY = {
     "eager_ops_outside": 40.0,
     "hand_written_attention": 40.0,
     "unplaced_time": 20.0,
+    "not_compiled": 40.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
@@ -78,6 +79,10 @@ SHARE_WEIGHT = {
     "eager_ops_outside": 80.0,
     "hand_written_attention": 100.0,
     "unplaced_time": 40.0,
+    "not_compiled": 40.0,
+    # Their share is the uncompiled frame's eager ops (findings: _eager_ops_to_their_cause).
+    "recompile_limit": 100.0,
+    "eager_frame": 100.0,
 }
 
 
@@ -134,9 +139,30 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
         # The same matmuls' time, and the cheaper remedy first: TF32 is one setting, no compile
         # cost; max-autotune is worth measuring after it (a ViT on an H100: 1.8x from TF32).
         found = [f for f in found if f.kind != "library_matmul"]
+    found = _eager_ops_to_their_cause(found)
     ranked = [replace(f, score=score(f)) for f in found]
     ranked.sort(key=lambda f: (-f.score, f.key))
     return tuple(ranked)
+
+
+def _eager_ops_to_their_cause(found: list[Finding]) -> list[Finding]:
+    """Eager ops outside the graphs where a frame runs uncompiled (past the recompile limit, or
+    a frame that failed) are that frame's cost: one cause, one finding, with their time."""
+    causes = [f for f in found if f.kind in ("recompile_limit", "eager_frame")]
+    ops = [f for f in found if f.kind == "eager_ops_outside"]
+    if len(causes) != 1 or not ops:
+        return found
+    cause = causes[0]
+    seconds = sum(f.cost.step_s or 0.0 for f in ops)
+    share = sum(f.cost.share or 0.0 for f in ops)
+    names = ", ".join(f.key.split(":", 1)[1] for f in ops)
+    merged = replace(
+        cause,
+        what=f"{cause.what} The eager ops it leaves ({names}) take {seconds * 1e3:.3f} ms per "
+        f"step ({share:.0%}).",
+        cost=replace(cause.cost, step_s=seconds, share=share),
+    )
+    return [merged if f is cause else f for f in found if f.kind != "eager_ops_outside"]
 
 
 NONE_FOUND = "no findings: nothing broke, recompiled or stood out"

@@ -46,8 +46,10 @@ _MARK_TRADEOFF = "that size is compiled for any value (torch guards that it stay
 # A guard on a Python value (`self.step == 7`, `G['CALLS'] == 10`, `scale == 0.5`): one cause
 # whatever the value, so the value is left out of the group (issue 42: one finding per cause).
 _VALUE_GUARD = re.compile(
-    r"^(?P<source>[\w.\[\]'\"]+?)\s*==\s*(?P<value>-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|True|False)$"
+    r"^(?P<source>[\w.\[\]'\"()]+?)\s*==\s*(?P<value>-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|True|False)$"
 )
+# A float Dynamo keeps as a number (dropout's `p`): `___as_tensor(p).item() == 0.0993`.
+_AS_TENSOR = re.compile(r"^___as_tensor\((?P<source>[^()]+)\)\.item\(\)$")
 _MODULE_ATTR = re.compile(r"^(?:L\['self'\]|self)(?:\._modules\['[^']+'\]|\.\w+)*\.(?P<attr>\w+)$")
 _GLOBAL = re.compile(r"^G\['(?P<name>\w+)'\]$")
 _LOCAL = re.compile(r"^(?:L\['(?P<quoted>\w+)'\]|(?P<plain>\w+))$")
@@ -81,6 +83,13 @@ def _guard_values(reasons: Iterable[str]) -> list[str]:
     return seen
 
 
+def shown_source(guard: str) -> str:
+    """What a value guard guards, as the user wrote it: `p` for `___as_tensor(p).item()`."""
+    source = guard.split(" == ", 1)[0]
+    unwrapped = _AS_TENSOR.match(source)
+    return unwrapped["source"] if unwrapped else source
+
+
 def is_value_guard(guard: str) -> bool:
     """A guard on a Python value (int, float, bool, a dict's keys, a list's length)."""
     return guard.endswith("== <value>") or bool(_DICT_KEY.search(guard))
@@ -90,6 +99,9 @@ def value_guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
     """What stops a changing Python value being guarded: the value in a tensor (or a buffer),
     an int attribute of a module made dynamic, the same keys or length every call."""
     source = guard.split(" == ", 1)[0]
+    unwrapped = _AS_TENSOR.match(source)
+    if unwrapped:
+        source = unwrapped["source"]
     attr = _MODULE_ATTR.match(source)
     if attr:
         name = attr["attr"]
@@ -308,7 +320,7 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 what=f"`{frame.function or '?'}` hit the recompile limit"
                 + (f" ({value})" if value is not None else "")
                 + (
-                    f": `{guards[0].split(' == ')[0]}` changed call after call and each value "
+                    f": `{shown_source(guards[0])}` changed call after call and each value "
                     f"compiled again ({', '.join(_guard_values(all_reasons)[:8])})"
                     if guards and guards[0].endswith("== <value>")
                     else f" after `{_short(guards[0])}` kept failing"

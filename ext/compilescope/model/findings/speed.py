@@ -198,7 +198,14 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     replayed = any(k.source.endswith("(CUDA graph replay)") for k in real.kernels)
     if replayed:
         calls = 0
-    if calls:
+    # No compiled kernel timed: replayed in CUDA graphs (names shared by several kernels are
+    # not told apart), or not run at all where a frame failed (past the recompile limit).
+    if not calls and not replayed and any(c.failure for c in capture):
+        launches = (
+            "no compiled kernel ran in the timed steps: the code ran eagerly (see the findings "
+            "on recompiles and uncompiled frames)"
+        )
+    elif calls:
         launches = (
             f"{calls:.0f} compiled kernel launches per step in {graphs} graph"
             f"{'' if graphs == 1 else 's'}, {kernel_s / calls * 1e6:.1f} us each on average"
