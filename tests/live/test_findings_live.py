@@ -299,3 +299,35 @@ def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_l
     fixed = compilescope.capture(sdpa, q, q, q, timings=False)
     graphs = [c.graph("dynamo_output_graph") for c in fixed]
     assert graphs and all(g is not None and not hand_written_attention(g) for g in graphs)
+
+
+def test_breaks_inside_ddps_own_forward_are_ddps_at_the_users_call(tmp_path, monkeypatch):
+    """torch.compile(DDP(model)): DDP's forward breaks the graph in its own code (a contextlib
+    generator, its logger); those are DDP's, placed at the user's call of the DDP model, with
+    DDP's remedy, not torch's hint to stop calling DDP's logger (issue 42)."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", "29617")
+    dist.init_process_group("gloo", rank=0, world_size=1, init_method=f"file://{tmp_path}/pg")
+    try:
+        torch._dynamo.reset()
+        model = torch.nn.Sequential(
+            torch.nn.Linear(16, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)
+        )
+        run = torch.compile(DDP(model))
+        x = torch.randn(4, 16)
+        with compilescope.capturing(real_steps=0) as cap:
+            for _ in range(2):
+                run(x).sum().backward()
+    finally:
+        dist.destroy_process_group()
+    found = compilescope.findings(cap.capture)
+    ddp = [f for f in found if f.kind == "ddp_internal_break"]
+    assert ddp, [f.kind + ": " + f.what for f in found]
+    assert not [f for f in found if f.kind == "graph_break"]  # none left as the user's
+    for f in ddp:
+        assert f.user is not None and f.user.file == __file__, f.user
+        assert "DDP(torch.compile(model))" in f.fix.change
+        assert "Avoid calling" not in " ".join(x.title for x in f.fixes)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..breaks import Fallback, GraphBreak
 from ..capture import Capture
 from ..compile import Compile
 from ..place import Place
+from .catalog import remedy
 from .parts import Cost, Counts, Finding, Fix, TorchText
 from .places import FrameKey, frame_key, frame_of, split_places
 from .torch_hints import Registry, hint_fixes, torch_texts
@@ -130,8 +131,41 @@ def _finding(capture: Capture, cause: _Cause) -> Finding:
         fixes=fixes,
         torch=cause.texts[0],
     )
+    if _inside_ddp(cause):
+        return _ddp_break(found)
     update = fused_update(cause.texts, cause.at)
     return compiled_fused_step(found, update, capture) if update else found
+
+
+# DistributedDataParallel's own Python: its forward breaks the graph twice in torch 2.11-2.14
+# (a contextlib generator, `self.logger.set_runtime_stats_and_log()`), whatever the user wrote.
+_DDP_FILE = "torch/nn/parallel/distributed.py"
+
+
+def _inside_ddp(cause: _Cause) -> bool:
+    """A break in DDP's code, or in what DDP's forward calls (contextlib), not in the user's."""
+    for _, brk in cause.records:
+        files = [brk.location.file if brk.location else ""]
+        files += [p.file for p in brk.user_stack]
+        if any(f.replace("\\", "/").endswith(_DDP_FILE) for f in files if f):
+            at = brk.location.file if brk.location else ""
+            return not at or "site-packages" in at or "/lib/python" in at or _DDP_FILE in at
+    return False
+
+
+def _ddp_break(found: Finding) -> Finding:
+    """DDP's break, attributed to the user's call of the DDP model, with DDP's own remedy
+    (ranked by its measured cost alone: `ddp_internal_break` weighs little without one)."""
+    where = f" at `{found.at.code.strip()}`" if found.at and found.at.code else ""
+    return replace(
+        found,
+        kind="ddp_internal_break",
+        key=found.key.replace(found.kind, "ddp_internal_break", 1),
+        what=f"DistributedDataParallel's own code breaks the graph{where} "
+        f"({_DDP_FILE} and what it calls), inside your call of the DDP model: not a line of "
+        "yours; it matters only as far as its measured cost says.",
+        fixes=(remedy("ddp_compile_inside").fix(found.user),),
+    )
 
 
 def _split_cost(

@@ -51,6 +51,8 @@ SEVERITY = {
     "hand_written_attention": 40.0,
     "unplaced_time": 20.0,
     "not_compiled": 40.0,
+    # DDP's own code, not the user's: it weighs by its measured cost (SHARE_WEIGHT) alone.
+    "ddp_internal_break": 5.0,
 }
 # Points per whole step's share: an ATen fallback is time Inductor could not touch; a hot
 # kernel may already be near its roof.
@@ -80,6 +82,7 @@ SHARE_WEIGHT = {
     "hand_written_attention": 100.0,
     "unplaced_time": 40.0,
     "not_compiled": 40.0,
+    "ddp_internal_break": 60.0,
     # Their share is the uncompiled frame's eager ops (findings: _eager_ops_to_their_cause).
     "recompile_limit": 100.0,
     "eager_frame": 100.0,

@@ -47,7 +47,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
 
 
 # The compiled step counts as slower than eager only beyond the windows' noise: slower by this
-# much in the medians, and slower in its fastest step than eager's median.
+# much in the medians, and in most pairs of steps (or, without the steps, in its fastest one).
 _SLOWER_MARGIN = 1.03
 
 
@@ -57,13 +57,21 @@ def _verdict_findings(real: RealSteps) -> list[Finding]:
     eager, compiled = real.eager, real.compiled
     if eager is None or eager.median_s <= 0:
         return []
-    if not (
-        compiled.median_s > eager.median_s * _SLOWER_MARGIN and compiled.min_s > eager.median_s
-    ):
+    if compiled.median_s <= eager.median_s * _SLOWER_MARGIN:
+        return []
+    if real.step_walls and real.eager_walls:
+        # Most pairs of steps agree (a compiled step slower than an eager one in at least 3
+        # of 4 pairs): robust to a few slow steps on a busy machine, either way.
+        slower = sum(c > e for c in real.step_walls for e in real.eager_walls)
+        if slower < 0.75 * len(real.step_walls) * len(real.eager_walls):
+            return []
+    elif compiled.min_s <= eager.median_s:
         return []
     lost = compiled.median_s - eager.median_s
     parts = sorted(step_budget(real), key=lambda p: -p.seconds)[:3]
     where = ", ".join(f"{p.name} {p.seconds * 1e3:.3f} ms ({p.share:.0%})" for p in parts)
+    if all(p.kind == "unexplained" for p in parts):
+        where = "not measured (the steps were timed whole, not split)"
     what = (
         f"The compiled step is slower than eager: {compiled.median_s * 1e3:.3f} ms compiled "
         f"against {eager.median_s * 1e3:.3f} ms eager ({eager.median_s / compiled.median_s:.2f}x, "
