@@ -317,10 +317,12 @@ def test_breaks_inside_ddps_own_forward_are_ddps_at_the_users_call(tmp_path, mon
             torch.nn.Linear(16, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)
         )
         run = torch.compile(DDP(model))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
         x = torch.randn(4, 16)
-        with compilescope.capturing(real_steps=0) as cap:
-            for _ in range(2):
+        with compilescope.capturing(eager_steps=0) as cap:
+            for _ in range(16):
                 run(x).sum().backward()
+                opt.step()
     finally:
         dist.destroy_process_group()
     found = compilescope.findings(cap.capture)
@@ -331,3 +333,8 @@ def test_breaks_inside_ddps_own_forward_are_ddps_at_the_users_call(tmp_path, mon
         assert f.user is not None and f.user.file == __file__, f.user
         assert "DDP(torch.compile(model))" in f.fix.change
         assert "Avoid calling" not in " ".join(x.title for x in f.fixes)
+    # torch.nn modules called from DDP's eager forward are no frames Dynamo compiles: nothing
+    # compiled runs, and the finding says why, with DDP's remedy first.
+    (nothing,) = [f for f in found if f.kind == "not_compiled"]
+    assert "no compiled kernel ran" in nothing.what and "DistributedDataParallel" in nothing.what
+    assert "DDP(torch.compile(model))" in nothing.fix.change

@@ -229,11 +229,11 @@ class RealStepTimer:
     # --- the compiled window -------------------------------------------------------------------
     def _open_window(self) -> None:
         codes = self.session.output_code_so_far()
-        if not any(code.kernels for cs in codes.values() for code in cs):
+        if not any(code.kernels for cs in codes.values() for code in cs) and not self._gpu:
             # Nothing to split by graph: the steps are still timed whole, and eagerly after.
             self.notes.append(
                 "no kernel compiled inside the block: the steps are timed whole, not split"
-                + ("" if codes else f" ({BEFORE_THE_BLOCK})")
+                + ("" if codes or self.session.heard else f" ({BEFORE_THE_BLOCK})")
             )
             walls = self._walls
             self._compiled = {
@@ -243,6 +243,8 @@ class RealStepTimer:
             }
             self._after_compiled()
             return
+        # On a GPU the profiler splits a step with no compiled kernel too: what ran outside
+        # the graphs (eager ops, copies, collectives) is the whole budget.
         stack = contextlib.ExitStack()
         self._log_dicts, self._timeline = [], []
         for cid, cs in codes.items():

@@ -8,7 +8,7 @@ from ..capture import Capture
 from ..graph import Graph, Node
 from ..step_budget import UNEXPLAINED_SHARE, step_budget
 from .catalog import remedy
-from .parts import Cost, Finding
+from .parts import Cost, Finding, Fix
 from .perf import SHOWN_SHARE
 
 if TYPE_CHECKING:
@@ -20,19 +20,10 @@ def budget_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     SHOWN_SHARE of the step, for hand-written attention in a compiled graph, and for what the
     split could not place (the optimizer and host syncs have findings of their own)."""
     step = real.compiled.median_s
-    if not capture.compiles and not capture.partial and not real.graphs and not real.kernels:
-        return [
-            Finding(
-                kind="not_compiled",
-                what=f"Nothing was compiled inside the block: the steps "
-                f"({step * 1e3:.3f} ms each) ran as eager PyTorch. If the model was compiled "
-                "before the block, `capturing(reset=True)` shows it; otherwise compile it.",
-                key="not_compiled",
-                cost=Cost(step_s=step, share=1.0, note="the whole step, uncompiled"),
-                fixes=(remedy("compile_model").fix(),),
-            )
-        ]
-    found = [_work_finding(w, step) for w in real.outside if w.seconds / step >= SHOWN_SHARE]
+    found: list[Finding | None] = []
+    if not real.graphs and not real.kernels and not any(c.kernels for c in capture):
+        found.append(_not_compiled(capture, step))
+    found += [_work_finding(w, step) for w in real.outside if w.seconds / step >= SHOWN_SHARE]
     found += _attention_findings(capture, real)
     rest = [
         p for p in step_budget(real) if p.kind == "unexplained" and p.share >= UNEXPLAINED_SHARE
@@ -51,6 +42,49 @@ def budget_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             )
         )
     return [f for f in found if f is not None]
+
+
+def _not_compiled(capture: Capture, step: float) -> Finding:
+    """No compiled kernel ran in the steps: nothing compiled, or every compiled frame broke
+    before a graph (DDP's own forward breaks, and the torch.nn modules it calls are no frames
+    Dynamo compiles on their own: `torch.compile(DDP(nn.Sequential(...)))` compiles nothing)."""
+    fixes: tuple[Fix, ...] = (remedy("compile_model").fix(),)
+    if not capture.compiles:
+        what = (
+            f"Nothing was compiled inside the block: the steps ({step * 1e3:.3f} ms each) ran "
+            "as eager PyTorch. If the model was compiled before the block, "
+            "`capturing(reset=True)` shows it; otherwise compile it."
+        )
+    else:
+        frames = len({(c.id.frame_id, c.id.rank) for c in capture})
+        what = (
+            f"torch.compile ran on {frames} frame{'s' if frames != 1 else ''} but no compiled "
+            f"kernel ran in the steps ({step * 1e3:.3f} ms each): every frame it compiled broke "
+            "or made an empty graph, and the model's code ran eagerly."
+        )
+        if any(
+            _DDP_FILE in c.frame.file or "distributed.py" in c.frame.file for c in capture
+        ) or any(
+            _DDP_FILE in p.file
+            for c in capture
+            for b in c.breaks_and_fallbacks
+            for p in b.user_stack
+        ):
+            what += (
+                " Dynamo breaks out of DistributedDataParallel's forward, and the torch.nn "
+                "modules it then calls are not compiled on their own."
+            )
+            fixes = (remedy("ddp_compile_inside").fix(), *fixes)
+    return Finding(
+        kind="not_compiled",
+        what=what,
+        key="not_compiled",
+        cost=Cost(step_s=step, share=1.0, note="the whole step, uncompiled"),
+        fixes=fixes,
+    )
+
+
+_DDP_FILE = "torch/nn/parallel/distributed.py"
 
 
 def _work_finding(w: OutsideWork, step: float) -> Finding | None:

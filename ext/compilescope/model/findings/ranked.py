@@ -103,7 +103,8 @@ def score(finding: Finding) -> float:
     (where it saves at least MEMORY_MATTERS_BYTES)."""
     n, cost = finding.counts, finding.cost
     events = n.breaks + n.restarts + n.recompiles + n.eager_frames + n.partly_eager_frames
-    if cost.share is not None:
+    if cost.share is not None or finding.kind == "ddp_internal_break":
+        # (DDP's own breaks are not the user's: they weigh by a measured cost alone.)
         # The count of breaks stands in for their cost only where the step was not measured:
         # a break that costs 8% of the step ranks below an eager optimizer taking 26% of it.
         events = 0
