@@ -230,7 +230,9 @@ def _work_kind(device_name: str, op_name: str) -> tuple[str, str]:
         return "memset", "memset"
     if "nccl" in device_name.lower():
         return "collective", device_name.split("(")[0][:80]
-    return "eager_op", op_name or device_name[:80]
+    # A kernel whose launching CPU event is a runtime call (cudaStreamIsCapturing around a
+    # library's launch) is named by the kernel itself.
+    return "eager_op", op_name if op_name and not op_name.startswith("cuda") else device_name[:80]
 
 
 def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
