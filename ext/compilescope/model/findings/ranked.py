@@ -144,6 +144,10 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
         # cost; max-autotune is worth measuring after it (a ViT on an H100: 1.8x from TF32).
         found = [f for f in found if f.kind != "library_matmul"]
     found = _eager_ops_to_their_cause(found)
+    if any(f.kind == "not_compiled" for f in found):
+        # Nothing compiled ran: the idle device is the eager code's launches, and the remedy
+        # is to compile it (not_compiled's), not CUDA graphs of graphs that never ran.
+        found = [f for f in found if f.kind != "launch_bound"]
     ranked = [replace(f, score=score(f)) for f in found]
     ranked.sort(key=lambda f: (-f.score, f.key))
     return tuple(ranked)

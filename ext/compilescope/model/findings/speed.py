@@ -208,7 +208,8 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         calls = 0
     # No compiled kernel timed: replayed in CUDA graphs (names shared by several kernels are
     # not told apart), or not run at all where a frame failed (past the recompile limit).
-    if not calls and not replayed and any(c.failure for c in capture):
+    ran_eagerly = any(c.failure for c in capture) or not any(c.kernels for c in capture)
+    if not calls and not replayed and ran_eagerly:
         launches = (
             "no compiled kernel ran in the timed steps: the code ran eagerly (see the findings "
             "on recompiles and uncompiled frames)"
