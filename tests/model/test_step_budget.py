@@ -255,3 +255,24 @@ def test_a_loop_with_nothing_compiled_is_told_to_compile():
     (f,) = findings(capture_of(r))
     assert f.kind == "not_compiled" and "17.000 ms" in f.what
     assert "torch.compile" in f.fix.change
+
+
+def test_a_collective_that_spins_past_the_step_is_never_more_than_the_step():
+    # The DDP loops on an H200 pair: NCCL kernels also spin while they wait for the other
+    # rank, and their device time added up to 139% of the step.
+    from compilescope.model.timing import OutsideWork
+
+    r = gpu_real(
+        compiled=sample(0.0215),
+        graphs=(),
+        outside=(OutsideWork("collective", "ncclDevKernel_AllReduce", 0.030, 40.0, 0.004),
+                 OutsideWork("eager_op", "aten::mm", 0.0017, 12.0)),
+        outside_graphs_s=0.0215,
+        between_s=0.0,
+        split_wall=sample(0.024),
+    )  # fmt: skip
+    (f,) = [f for f in findings(capture_of(r)) if f.kind == "exposed_collectives"]
+    assert 0 < f.cost.share <= 1.0 and "(" in f.what and "139%" not in f.what
+    parts = step_budget(r)
+    assert sum(p.seconds for p in parts) == pytest.approx(0.0215)
+    assert all(0 <= p.share <= 1 for p in parts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..capture import Capture
@@ -23,7 +24,15 @@ def budget_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     found: list[Finding | None] = []
     if not real.graphs and not real.kernels and not any(c.kernels for c in capture):
         found.append(_not_compiled(capture, step))
-    found += [_work_finding(w, step) for w in real.outside if w.seconds / step >= SHOWN_SHARE]
+    # Each work's time as the budget holds it (scaled to the step where the device parts add
+    # up past it: a collective's kernel also spins while it waits for the other ranks).
+    device = real.graphs_s + sum(w.seconds for w in real.outside if w.seconds > 0)
+    shrink = step / device if device > step else 1.0  # as step_budget scales its parts
+    found += [
+        _work_finding(replace(w, seconds=w.seconds * shrink), step)
+        for w in real.outside
+        if w.seconds * shrink / step >= SHOWN_SHARE
+    ]
     found += _attention_findings(capture, real)
     rest = [
         p for p in step_budget(real) if p.kind == "unexplained" and p.share >= UNEXPLAINED_SHARE
