@@ -24,7 +24,9 @@ class Remedy:
 
     def fix(self, where: Place | None = None, change: str = "") -> Fix:
         """The remedy as a finding's fix (a setting where it is one, else a code change)."""
-        tradeoff = self.tradeoff + (f" Measured: {self.measured}." if self.measured else "")
+        tradeoff = self.tradeoff.rstrip(".") + (
+            f". Measured: {self.measured}." if self.measured else ""
+        )
         if self.settings:
             return Fix("setting", self.title, self.settings, tradeoff=tradeoff, source=self.source)
         return Fix(

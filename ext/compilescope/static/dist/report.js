@@ -1797,15 +1797,18 @@ function stepBudget(r) {
   const head = el("tr");
   for (const h of ["where the step goes", "per step", "share", "what it is"]) head.appendChild(el("th", {}, h));
   table.appendChild(head);
-  const row = (label, s, share, detail, attrs) => {
+  const row = (label, s, share, detail, attrs, kind) => {
     const tr = el("tr", attrs || {});
-    tr.append(el("td", {}, label), el("td", {}, formatMs(s)), el("td", {}, `${(100 * share).toFixed(1)}%`), el("td", { class: "cs-muted" }, detail));
+    const name = el("td", {});
+    if (kind) name.appendChild(el("span", { class: `cs-swatch cs-budget-${kind}` }));
+    name.appendChild(document.createTextNode(label));
+    tr.append(name, el("td", {}, formatMs(s)), el("td", {}, `${(100 * share).toFixed(1)}%`), el("td", { class: "cs-muted" }, detail));
     table.appendChild(tr);
   };
   for (const p of r.budget) {
     const attrs = { "data-budget-kind": p.kind };
     if (p.kind === "optimizer") attrs["data-part-optimizer"] = "";
-    row(p.name, p.s, p.share, p.detail, attrs);
+    row(p.name, p.s, p.share, p.detail, attrs, p.kind);
   }
   for (const g of (r.gaps || []).slice(0, 5)) {
     const tr = el("tr", { class: "cs-muted", "data-part-gap": "" });
