@@ -84,6 +84,9 @@ def test_a_loop_too_short_for_a_window_says_how_many_steps_it_needs():
     assert len(losses) == 5 and cap.capture.timings.real_steps is None
     assert "ended after 5 optimizer steps" in cap.capture.timings.real_steps_note
     assert "then 10 timed" in cap.capture.timings.real_steps_note
+    # The findings say it first: no list of them reads as a speed verdict never made.
+    first = compilescope.findings(cap.capture)[0]
+    assert first.kind == "steps_not_timed" and "then 10 timed" in first.what
 
 
 def test_a_short_loop_gets_the_steps_it_has_timed_whole():

@@ -32,6 +32,17 @@ _IDLE_SHARE = 0.30
 def speed_findings(capture: Capture) -> list[Finding]:
     """The speed findings of a capture with real steps (none without them)."""
     real = capture.timings.real_steps if capture.timings else None
+    if real is None and capture.timings is not None and capture.timings.real_steps_note:
+        # The steps were followed and none could be timed: said first, with how many steps
+        # a window needs, so no list of findings reads as a speed verdict it never made.
+        note = capture.timings.real_steps_note
+        return [
+            Finding(
+                kind="steps_not_timed",
+                what=f"Your steps were not timed, so speed is not judged: {note}.",
+                key="steps_not_timed",
+            )
+        ]
     if real is None or real.compiled.median_s <= 0:
         return []
     found = [
