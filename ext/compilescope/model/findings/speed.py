@@ -59,7 +59,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
 
 # The compiled step counts as slower than eager only beyond the windows' noise: slower by this
 # much in the medians, and in most pairs of steps (or, without the steps, in its fastest one).
-_SLOWER_MARGIN = 1.03
+_SLOWER_MARGIN = 1.05
 
 
 def _verdict_findings(real: RealSteps) -> list[Finding]:
