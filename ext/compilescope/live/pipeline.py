@@ -133,6 +133,7 @@ def capture_run(
     Bad option combinations raise ValueError here, before anything runs. `loop`: the block is
     the user's loop (capturing()): if it ran no optimizer step, the capture says so.
     """
+    torch_bridge.check_supported()
     how = how or CompileOptions(timings=False)
     how.backend_fn()
     settings = {**how.settings(), **(extra_settings or {})}

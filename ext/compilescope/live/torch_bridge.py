@@ -1,4 +1,4 @@
-"""Most of what compilescope reads or sets inside torch (the rest: ARCHITECTURE.md's list), guarded for torch 2.8 to 2.14."""
+"""Most of what compilescope reads or sets inside torch (the rest: ARCHITECTURE.md's list), guarded for torch 2.9 to 2.14."""
 
 from __future__ import annotations
 
@@ -57,6 +57,24 @@ _CAPTURE_SETTINGS = (
 
 def torch_version() -> str:
     return str(torch.__version__)
+
+
+# The oldest release the supported-versions matrix passes (README "Torch versions"); 2.8 failed
+# it in 60+ places (breaks recorded differently, the partition lab, repros) and re-partitioning
+# there crashed the interpreter, so a live capture refuses it with a clear error instead.
+OLDEST_TORCH = (2, 9)
+
+
+def check_supported() -> None:
+    """Raise RuntimeError, naming the version, on a torch older than OLDEST_TORCH."""
+    parts = re.match(r"(\d+)\.(\d+)", torch_version())
+    if parts and (int(parts[1]), int(parts[2])) < OLDEST_TORCH:
+        oldest = ".".join(map(str, OLDEST_TORCH))
+        raise RuntimeError(
+            f"compilescope's live capture needs torch >= {oldest}; this is torch "
+            f"{torch_version()} (pip install 'torch>={oldest}'). Reading TORCH_TRACE logs "
+            "(compilescope.load_trace, `compilescope report`) works with any torch."
+        )
 
 
 # What a capture could not do on this torch (a private API moved or went): each feature says so
