@@ -61,6 +61,10 @@ test-torch: setup-browser setup-js  ## the whole suite on another torch: make te
 	@$(TORCH_VENV)/bin/python -c "import triton" 2>/dev/null || $(TORCH_VENV)/bin/pip install -q $(TORCH_TRITON)
 	@$(TORCH_VENV)/bin/python -c "import compilescope, pytest, tlparse" 2>/dev/null \
 		|| $(TORCH_VENV)/bin/pip install -q -e '.[test]'
+	@# Triton before 3.7 (torch 2.9-2.11) interprets kernels with numpy scalars that numpy 2.4
+	@# refuses ("only 0-dimensional arrays can be converted to Python scalars").
+	@$(TORCH_VENV)/bin/python -c "import sys, triton; sys.exit(tuple(map(int, triton.__version__.split('.')[:2])) < (3, 7))" \
+		|| $(TORCH_VENV)/bin/pip install -q 'numpy<2.4'
 	$(TORCH_VENV)/bin/python -m pytest -q $(TESTS)
 
 tutorials: setup  ## execute every notebook in notebooks/ in a fresh env built from binder/
