@@ -77,10 +77,10 @@ def test_with_every_api_there_the_capture_has_no_such_note():
 
 def test_a_torch_older_than_the_matrix_passes_is_refused_by_name(monkeypatch):
     monkeypatch.setattr(torch, "__version__", "2.8.0+cu128")
-    with pytest.raises(RuntimeError, match=r"needs torch >= 2\.9; this is torch 2\.8\.0\+cu128"):
+    with pytest.raises(RuntimeError, match=r"needs torch >= 2\.11; this is torch 2\.8\.0\+cu128"):
         with compilescope.capturing():
             pass
-    monkeypatch.setattr(torch, "__version__", "2.9.1")
+    monkeypatch.setattr(torch, "__version__", "2.11.0")
     with compilescope.capturing(real_steps=0) as cap:
         pass
     assert cap.capture.compiles == ()
