@@ -29,7 +29,7 @@ from ..common import OWN_HOOK_REASON
 from ..model.capture import Capture
 from ..model.graph import TensorMeta
 from ..model.held_memory import HeldMemory, HeldTensor
-from . import torch_bridge
+from . import torch_bridge, torch_support
 from .timing.step_boundaries import hearing_steps
 
 # The saved-tensor hooks' stack (what torch.autograd.graph.saved_tensors_hooks pushes and
@@ -84,7 +84,7 @@ class HeldRecorder:
                 _AUTOGRAD._push_saved_tensors_default_hooks(*self._hooks)
             except AttributeError as error:  # guard against torch API drift
                 self.note = f"torch {torch.__version__} has no saved-tensor hooks API we know"
-                torch_bridge.missing("memory held for backward", error)
+                torch_support.missing("memory held for backward", error)
                 yield
                 return
             self._pushed = True
@@ -198,7 +198,7 @@ def _why_not_hook(compiled_autograd: bool = False) -> str:
         if _AUTOGRAD._top_saved_tensors_default_hooks(False) is not None:
             return "the code runs under saved-tensor hooks of its own, which these would hide"
     except AttributeError as error:  # guard against torch API drift
-        torch_bridge.missing("memory held for backward", error)
+        torch_support.missing("memory held for backward", error)
         return f"torch {torch.__version__} has no saved-tensor hooks API compilescope knows"
     return ""
 

@@ -13,7 +13,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 from ..model.capture import Capture
 from ..model.compile import Compile
 from ..model.compile_id import CompileId
-from . import torch_bridge
+from . import torch_bridge, torch_support
 from .fresh_copy import copy_function, fresh_entry
 from .options import CompileOptions
 from .recording_backend import RecordingBackend
@@ -133,7 +133,7 @@ def capture_run(
     Bad option combinations raise ValueError here, before anything runs. `loop`: the block is
     the user's loop (capturing()): if it ran no optimizer step, the capture says so.
     """
-    torch_bridge.check_supported()
+    torch_support.check_supported()
     how = how or CompileOptions(timings=False)
     how.backend_fn()
     settings = {**how.settings(), **(extra_settings or {})}

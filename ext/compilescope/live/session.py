@@ -17,7 +17,7 @@ from ..trace.builder import CaptureBuilder
 from ..trace.events import event_from_record, event_name
 from ..trace.notebook_cells import notebook_cell, typed_cell
 from ..trace.output_code import split_output_code
-from . import torch_bridge, torch_words
+from . import torch_bridge, torch_support, torch_words
 from .autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
 from .distributed import rank_and_world_size
 from .held_memory import HeldRecorder, with_held_memory
@@ -132,9 +132,9 @@ class CaptureSession:
         self._started = time.time() - 1.0  # file times are coarse: a second's margin
         try:
             self._strings = torch_bridge.interned_strings()
-            optional = torch_bridge.optional  # a feature whose torch API is gone: a note
+            optional = torch_support.optional  # a feature whose torch API is gone: a note
             with (
-                torch_bridge.noting_missing() as self._missing,
+                torch_support.noting_missing() as self._missing,
                 torch_bridge.capture_settings(extra_settings),
                 torch_bridge.listening(self._sink),
                 optional(
@@ -209,7 +209,7 @@ class CaptureSession:
             try:
                 capture = add(capture)
             except Exception as error:  # never the user's result: the rest of it stands
-                torch_bridge.missing(feature, error)
+                torch_support.missing(feature, error)
         self.joints = JointRecorder()  # the labs own the records now; the session lets go
         if self._missing:
             capture = replace(capture, note="; ".join(filter(None, (capture.note, *self._missing))))
