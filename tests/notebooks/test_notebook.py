@@ -143,10 +143,15 @@ def test_interrupt_stops_cleanly_and_restores_state(tmp_path):
             "compilescope.last().partial.split()[0], 'y' in dir())"
         )
         outputs = []
+        # A stream's text, or an error's name and value (so a failure says what the check met).
         kc.execute_interactive(
-            check, timeout=60, output_hook=lambda m: outputs.append(m["content"].get("text", ""))
+            check,
+            timeout=60,
+            output_hook=lambda m: outputs.append(
+                m["content"].get("text") or m["content"].get("evalue", "")
+            ),
         )
-        assert "after [] False KeyboardInterrupt False" in "".join(outputs)
+        assert "after [] False KeyboardInterrupt False" in "".join(outputs), outputs
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
