@@ -73,6 +73,8 @@ def test_no_optimizer_step_means_no_real_steps_and_nothing_changed():
     # The capture says why no step was timed, in the summary and in saved JSON too.
     note = cap.capture.timings.real_steps_note
     assert note.startswith("no optimizer.step() ran")
+    # No training loop, no word first in the findings (tutorial 06 reads the first ones' fixes).
+    assert "steps_not_timed" not in [f.kind for f in compilescope.findings(cap.capture)]
     assert f"real steps: not timed ({note})" in cap.capture.summary()
     assert compilescope.Capture.from_json(cap.capture.to_json()).timings.real_steps_note == note
 

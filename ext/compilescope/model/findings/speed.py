@@ -32,10 +32,11 @@ _IDLE_SHARE = 0.30
 def speed_findings(capture: Capture) -> list[Finding]:
     """The speed findings of a capture with real steps (none without them)."""
     real = capture.timings.real_steps if capture.timings else None
-    if real is None and capture.timings is not None and capture.timings.real_steps_note:
+    note = capture.timings.real_steps_note if capture.timings is not None else ""
+    # (A block that ran no optimizer step is no training loop: nothing to say first.)
+    if real is None and note and not note.startswith("no optimizer.step() ran"):
         # The steps were followed and none could be timed: said first, with how many steps
         # a window needs, so no list of findings reads as a speed verdict it never made.
-        note = capture.timings.real_steps_note
         return [
             Finding(
                 kind="steps_not_timed",
