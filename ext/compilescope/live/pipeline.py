@@ -126,6 +126,7 @@ def capture_run(
     extra_settings: dict[str, object] | None = None,
     on_event: Callable[[str, dict[str, Any]], None] | None = None,
     loop: bool = False,
+    fresh: bool = True,
 ) -> Iterator[CaptureRun]:
     """Listen for everything torch.compile does inside the block, with `how`'s settings held;
     the Capture is built (and the recorded graphs timed, as `how.timings` asks) on the way out.
@@ -145,7 +146,7 @@ def capture_run(
         else None
     )
     with (
-        session.active(settings or None, steps=timer.outcome if timer else None),
+        session.active(settings or None, steps=timer.outcome if timer else None, fresh=fresh),
         how.running(run.wrap),
         following_steps(timer),
         # what compiled forwards save, on their first run
@@ -156,7 +157,12 @@ def capture_run(
 
 @contextlib.contextmanager
 def capturing(
-    *, real_steps: int = 10, eager_steps: int = 5, reset: bool = False, **inductor_options: object
+    *,
+    real_steps: int = 10,
+    eager_steps: int = 5,
+    reset: bool = False,
+    fresh: bool = False,
+    **inductor_options: object,
 ) -> Iterator[CaptureHandle]:
     """Capture every torch.compile compilation inside the block.
 
@@ -175,7 +181,7 @@ def capturing(
     how = CompileOptions(timings=False, real_steps=real_steps, eager_steps=eager_steps)
     if reset:
         torch_bridge.reset_dynamo()
-    with capture_run(how, extra_settings=inductor_options or None, loop=True) as run:
+    with capture_run(how, extra_settings=inductor_options or None, loop=True, fresh=fresh) as run:
         yield CaptureHandle(run)
 
 

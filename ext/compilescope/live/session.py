@@ -38,6 +38,16 @@ BEFORE_THE_BLOCK = (
 )
 
 
+# What a capture that leaves torch's caches on (capturing()'s default) does not record for the
+# compiles that missed the cache: each needs a setting or hook that is part of Inductor's cache
+# key (capture_settings, session.active).
+WARM_CAPTURE_NOTE = (
+    "torch's caches were left on (as in your own run): the compiles that missed them were "
+    "recorded without kernels' node and line maps, the AOT and post-grad graphs' module paths "
+    "and the partition lab; `capturing(fresh=True)` records them, compiling cold"
+)
+
+
 class CaptureSession:
     """Collects trace records while active; `result` is the Capture once it has ended."""
 
@@ -64,6 +74,7 @@ class CaptureSession:
         self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0
+        self._fresh = True  # torch's caches off for the capture (capture_settings)
         self._missing: list[str] = []  # features whose torch API is gone (torch_bridge.missing)
 
     def heard_module_paths(self, compile_id: str, paths: dict[str, str]) -> None:
@@ -118,6 +129,7 @@ class CaptureSession:
         self,
         extra_settings: dict[str, object] | None = None,
         steps: Callable[[], tuple[RealSteps | None, str]] | None = None,
+        fresh: bool = True,
     ) -> Iterator[CaptureSession]:
         """Listen and hold capture settings inside; the Capture is built on the way out, with
         what `steps` gives back (the user's own steps, timed while the block ran, or why not:
@@ -129,22 +141,32 @@ class CaptureSession:
         if not _lock.acquire(blocking=False):
             raise RuntimeError("a compilescope capture is already running; captures do not nest")
         partial = ""
+        self._fresh = fresh
         self._started = time.time() - 1.0  # file times are coarse: a second's margin
         try:
             self._strings = torch_bridge.interned_strings()
             optional = torch_support.optional  # a feature whose torch API is gone: a note
+
+            def keyed(
+                feature: str, hook: Callable[[], contextlib.AbstractContextManager[object]]
+            ) -> contextlib.AbstractContextManager[object]:
+                return optional(feature, hook) if fresh else contextlib.nullcontext()
+
             with (
                 torch_support.noting_missing() as self._missing,
-                torch_bridge.capture_settings(extra_settings),
+                torch_bridge.capture_settings(extra_settings, fresh=fresh),
                 torch_bridge.listening(self._sink),
-                optional(
+                # Inductor's pass and partitioner hooks go into its cache keys, and ours do not
+                # pickle: with them, nothing would hit the user's cache ("Failed to pickle
+                # cache key", torch/_inductor/codecache.py). A warm capture leaves them out.
+                keyed(
                     "module paths of the AOT and post-grad graphs",
                     lambda: torch_bridge.graph_pass_listeners(
                         self._hear_joint, self._hear_post_grad
                     ),
                 ),
                 optional("node maps of lazily lowered backward kernels", lazy_backward_provenance),
-                optional("the partition lab", lambda: recording_partitions(self.joints)),
+                keyed("the partition lab", lambda: recording_partitions(self.joints)),
                 # torch's warnings: for the view, not stderr
                 optional("torch's warnings by compile id", torch_words.listening) as said,
                 optional("the autotuner's records", hearing_autotune) as autotune,
@@ -170,6 +192,11 @@ class CaptureSession:
         finally:
             _lock.release()
 
+    @staticmethod
+    def _compiled_cold(capture: Capture) -> bool:
+        """Some compile missed (or bypassed) torch's caches: Inductor compiled it here."""
+        return any(e.result != "hit" for c in capture for e in c.cache_events)
+
     def _build(self, partial: str) -> Capture:
         builder = CaptureBuilder(strings=self._strings, cell_resolver=self._cell_resolver)
         builder.torch_version = torch_bridge.torch_version()
@@ -182,7 +209,9 @@ class CaptureSession:
                 event.rank = rank
                 builder.add(event)
         self._records = []  # the capture holds what matters; drop the raw records
-        capture = replace(builder.build(source="live"), partial=partial)
+        capture = replace(
+            builder.build(source="live"), partial=partial, caches="fresh" if self._fresh else "user"
+        )
         if not capture.compiles and not partial:
             capture = replace(capture, note=BEFORE_THE_BLOCK)
         if rank is not None:  # torch puts the rank in each record; the world size it does not
@@ -211,8 +240,10 @@ class CaptureSession:
             except Exception as error:  # never the user's result: the rest of it stands
                 torch_support.missing(feature, error)
         self.joints = JointRecorder()  # the labs own the records now; the session lets go
-        if self._missing:
-            capture = replace(capture, note="; ".join(filter(None, (capture.note, *self._missing))))
+        warm = () if self._fresh or not self._compiled_cold(capture) else (WARM_CAPTURE_NOTE,)
+        if self._missing or warm:
+            notes = (capture.note, *self._missing, *warm)
+            capture = replace(capture, note="; ".join(filter(None, notes)))
         return capture
 
     def _cell_sources(self, capture: Capture) -> tuple[dict[str, str], dict[str, int]]:

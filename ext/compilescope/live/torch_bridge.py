@@ -149,9 +149,16 @@ def _resolve(module_name: str, dotted: str) -> tuple[object, str] | None:
 
 
 @contextlib.contextmanager
-def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
-    """Hold the settings a complete capture needs (and `extra` Inductor config), then restore."""
-    changes: list[tuple[str, str, object]] = list(_CAPTURE_SETTINGS)
+def capture_settings(
+    extra: dict[str, object] | None = None, *, fresh: bool = True
+) -> Iterator[None]:
+    """Hold the settings a capture needs (and `extra` Inductor config), then restore. `fresh`:
+    torch's caches off, one fresh cache folder and kernel provenance on, so every stage
+    compiles and is logged. Otherwise nothing of ours is set: each of these settings is part
+    of Inductor's cache key (provenance_tracking_level and `_save_config_ignore`, which
+    `left_out_of_repros` extends, too: torch/_inductor/codecache.py FxGraphHashDetails), so the
+    user's warm cache hits as it would without us."""
+    changes: list[tuple[str, str, object]] = list(_CAPTURE_SETTINGS) if fresh else []
     for key, value in (extra or {}).items():
         changes.append(("torch._inductor.config", key, value))
     saved: list[tuple[object, str, object]] = []
@@ -177,7 +184,8 @@ def capture_settings(extra: dict[str, object] | None = None) -> Iterator[None]:
                 module = importlib.import_module(module_name)
                 held.enter_context(repro_settings.left_out_of_repros(module, keys))
             held.enter_context(warnings.catch_warnings())
-            held.enter_context(_fresh_cache())
+            if fresh:
+                held.enter_context(_fresh_cache())
             # force_disable_caches (set by a user) makes Dynamo warn once that PGO is off.
             warnings.filterwarnings("ignore", message=".*force disabled by.*force_disable_caches")
             yield

@@ -55,6 +55,10 @@ class Capture:
     rank_logs: tuple[RankLog, ...] = ()
     # What the capture could not see, and how to see it (e.g. code compiled before the block).
     note: str = ""
+    # torch's compile caches while capturing: "fresh" (compilescope turned them off and
+    # compiled into a fresh folder: every stage compiled, cold), "user" (left as the user had
+    # them: a warm cache hits), "" (a log: not known).
+    caches: str = ""
 
     # --- lookup -----------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Compile]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -291,19 +291,36 @@ class Compile:
 
     @property
     def compile_time_s(self) -> float | None:
-        value = self.metrics.get("entire_frame_compile_time_s")
-        return float(value) if isinstance(value, (int, float)) else None
+        """Its compile time: torch's top-level stages (the frame's compile and its lazily
+        compiled backward), else the metrics' frame time (model/compile_budget.py). A restart
+        (`0/0_1`) repeats its first attempt's: sum a capture's with `compile_seconds`."""
+        return compile_time(self)
+
+
+def compile_time(c: Compile) -> float | None:
+    """The one definition of a compile id's compile time: torch's top-level stages (the frame's
+    compile and, at its first run, the lazily compiled backward, where max-autotune's
+    benchmarking mostly is), else the compilation metrics' frame time; None where neither was
+    logged."""
+    top = [s.duration_us for s in c.stage_times if s.depth == 0]
+    if top:
+        return sum(top) / 1e6
+    value = c.metrics.get("entire_frame_compile_time_s")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def counted_elsewhere(c: Compile, compiles: Iterable[Compile]) -> bool:
+    """A restart whose time torch logged under its first attempt: its stages under `0/0`, its
+    metrics under `0/0_1`. Counted once, under the first."""
+    if c.stage_times or not c.id.attempt:
+        return False
+    first = replace(c.id, attempt=0)
+    return any(o.id == first and any(s.depth == 0 for s in o.stage_times) for o in compiles)
 
 
 def compile_seconds(compiles: Iterable[Compile]) -> float | None:
-    """The time these compiles took, backward compiles included: Dynamo's top-level `dynamo`
-    and `entire_backward_compile` events where torch logged them (the backward compiles at its
-    first run; max-autotune's benchmarking is mostly there), else the compilation metrics'
-    frame times. Not both: torch logs a restarted frame's events under its first attempt and
-    its metrics under the restart (`0/0`, `0/0_1`). None where neither was logged."""
+    """These compiles' compile time, each counted once (None where none was logged)."""
     compiles = list(compiles)
-    stages = [s.duration_us for c in compiles for s in c.stage_times if s.depth == 0]
-    if stages:
-        return sum(stages) / 1e6
-    frames = [t for c in compiles if (t := c.compile_time_s) is not None]
-    return sum(frames) if frames else None
+    times = [compile_time(c) for c in compiles if not counted_elsewhere(c, compiles)]
+    known = [t for t in times if t is not None]
+    return sum(known) if known else None

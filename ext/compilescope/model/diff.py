@@ -7,7 +7,8 @@ import difflib
 from dataclasses import dataclass
 
 from .capture import Capture
-from .compile import Compile, compile_seconds
+from .compile import Compile, compile_seconds, counted_elsewhere
+from .compile_budget import compile_budget
 from .graph import Node
 from .kernel import Kernel
 from .speedup import StepSpeedup
@@ -82,6 +83,10 @@ class CaptureDiff:
     # The user's real steps, before's compiled median over after's, with its interval and
     # verdict; None when neither capture followed the user's steps.
     step_speedup: StepSpeedup | None = None
+    # Each capture's compile time (compile_budget's figure) and what it means: cold or warm.
+    compile_totals: tuple[float | None, float | None] = (None, None)
+    compile_labels: tuple[str, str] = ("", "")
+    warmth: tuple[tuple[str, str], ...] = ()  # per `times` row: "cold", "warm" or "" each
 
     @property
     def same(self) -> bool:
@@ -125,9 +130,15 @@ class CaptureDiff:
             lines.append(
                 f"  {cid} collectives: {', '.join(before) or 'none'} -> {', '.join(after) or 'none'}"
             )
-        for cid, a, b in self.times:
+        ta, tb = self.compile_totals
+        if ta is not None and tb is not None:
+            la, lb = (f" ({label})" if label else "" for label in self.compile_labels)
+            lines.append(f"  compile time {ta:.2f} s{la} -> {tb:.2f} s{lb}")
+        warmth = self.warmth or (("", ""),) * len(self.times)
+        for (cid, a, b), (wa, wb) in zip(self.times, warmth, strict=False):
             if a is not None and b is not None:
-                lines.append(f"  {cid} compile time {a:.2f} s -> {b:.2f} s")
+                sa, sb = (f" ({w})" if w else "" for w in (wa, wb))
+                lines.append(f"  {cid} compile time {a:.2f} s{sa} -> {b:.2f} s{sb}")
         for cid, a, b in self.runtimes:
             if a is not None and b is not None:
                 lines.append(f"  {cid} compiled run {a * 1e3:.3f} ms -> {b * 1e3:.3f} ms")
@@ -162,13 +173,16 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     from .ranks.records import collectives_in
 
     graphs, kernels, times, runtimes, collectives = [], [], [], [], []
+    budget_a, budget_b = compile_budget(before), compile_budget(after)
+    warmth: list[tuple[str, str]] = []
     for key in [k for k in a if k in b]:
         ca, cb = a[key], b[key]
         cid = _label(ca) if _label(ca) == _label(cb) else f"{_label(ca)}->{_label(cb)}"
         for kind in dict.fromkeys([*ca.graphs, *cb.graphs]):
             graphs.append(_graph_change(cid, kind, ca, cb))
         kernels.extend(_kernel_changes(cid, ca, cb))
-        times.append((cid, ca.compile_time_s, cb.compile_time_s))
+        times.append((cid, _compile_time(before, ca), _compile_time(after, cb)))
+        warmth.append((budget_a.warmth(str(ca.id)), budget_b.warmth(str(cb.id))))
         runtimes.append((cid, _compiled_median(before, ca), _compiled_median(after, cb)))
         ops_a, ops_b = collectives_in(ca), collectives_in(cb)
         if ops_a != ops_b:
@@ -189,7 +203,15 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
         step_speedup=_with_compile_times(
             StepSpeedup.from_timings(before.timings, after.timings), before, after
         ),
+        compile_totals=(budget_a.seconds or None, budget_b.seconds or None),
+        compile_labels=(budget_a.label, budget_b.label),
+        warmth=tuple(warmth),
     )
+
+
+def _compile_time(capture: Capture, c: Compile) -> float | None:
+    """The compile's time (None for a restart whose time is its first attempt's)."""
+    return None if counted_elsewhere(c, capture.compiles) else c.compile_time_s
 
 
 def _with_compile_times(

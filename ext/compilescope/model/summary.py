@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..common import SUMMARY_STAGES, human_bytes
 from .breaks import reason_line
-from .compile import FALLBACK_STATUS
+from .compile import FALLBACK_STATUS, counted_elsewhere
+from .compile_payback import compile_time_line
 from .held_memory import held_text, input_names
 from .step_budget import step_budget
 from .timing import RealSteps
@@ -42,7 +43,7 @@ class Summarized(Protocol):
     def rank_logs(self) -> tuple[RankLog, ...]: ...
 
 
-def _compile_line(c: Compile, cells: dict[str, int]) -> str:
+def _compile_line(c: Compile, cells: dict[str, int], restart: bool = False) -> str:
     where = c.frame.label(cells)
     parts = []
     for kind, label in ((s.kind, s.short) for s in SUMMARY_STAGES):
@@ -65,7 +66,9 @@ def _compile_line(c: Compile, cells: dict[str, int]) -> str:
             f"activations {partition.activation_text()}{held}"
             f" (saved {len(partition.saved)}, {human_bytes(partition.saved_bytes)})"
         )
-    if c.compile_time_s is not None:
+    if restart:  # torch logs a restarted frame's time under its first attempt
+        bits.append("time in the first attempt's")
+    elif c.compile_time_s is not None:
         bits.append(f"{c.compile_time_s:.2f} s")
     if c.status != "ok":
         bits.append(c.status.upper())
@@ -98,8 +101,10 @@ def summarize(capture: Summarized) -> str:
         lines.append(f"PARTIAL: {capture.partial}; what compiled before is shown")
     if capture.note:
         lines.append(f"note: {capture.note}")
+    if line := compile_time_line(capture):
+        lines.append(line)
     for c in capture.compiles:
-        lines.append(_compile_line(c, capture.cells))
+        lines.append(_compile_line(c, capture.cells, counted_elsewhere(c, capture.compiles)))
         for brk in c.graph_breaks:
             lines.append(f"{'':10}graph break{_at(brk, capture.cells)}: {reason_line(brk.reason)}")
         for fb in c.fallbacks:  # not a break: Dynamo left code to eager there (model/breaks.py)

@@ -20,17 +20,20 @@ function diffLines(lines) {
   return pre;
 }
 
-function diffTimes(title, rows, scale, unit) {
+function diffTimes(title, rows, scale, unit, warmth = []) {
+  // A compile time says cold or warm beside it (what a cache hit means for the figure).
+  const said = (v, w) => (w ? `${v} (${w})` : v);
+  rows = rows.map((r, i) => [r[0], r[1], r[2], ...(warmth[i] || ["", ""])]);
   const shown = rows.filter((r) => r[1] !== null || r[2] !== null);
   if (!shown.length) return null;
   const t = el("table", { class: "cs-table", "data-diff-times": title });
   const head = el("tr");
   for (const h of ["compile id", `${title} before`, "after", "after / before"]) head.appendChild(el("th", {}, h));
   t.appendChild(head);
-  for (const [cid, a, b] of shown) {
+  for (const [cid, a, b, wa, wb] of shown) {
     const tr = el("tr");
     const ratio = a && b ? `${(b / a).toFixed(2)}x` : "";
-    for (const v of [cid, diffSeconds(a, scale, unit), diffSeconds(b, scale, unit), ratio]) tr.appendChild(el("td", {}, v));
+    for (const v of [cid, said(diffSeconds(a, scale, unit), wa), said(diffSeconds(b, scale, unit), wb), ratio]) tr.appendChild(el("td", {}, v));
     t.appendChild(tr);
   }
   return t;
@@ -83,7 +86,12 @@ export function renderDiff(pane, d) {
     pane.appendChild(box);
   }
 
-  const compile = diffTimes("compile time", d.times, 1, "s");
+  const compile = diffTimes("compile time", d.times, 1, "s", d.warmth || []);
+  const [ta, tb] = d.compile_totals || [null, null];
+  if (ta !== null && tb !== null) {
+    const [la, lb] = (d.compile_labels || ["", ""]).map((l) => (l ? ` (${l})` : ""));
+    pane.appendChild(el("p", { "data-diff-compile-total": "" }, `Compile time ${ta.toFixed(2)} s${la} -> ${tb.toFixed(2)} s${lb}.`));
+  }
   const runtime = diffTimes("compiled run (median)", d.runtimes, 1e3, "ms");
   if (compile || runtime) pane.appendChild(el("h4", {}, "Times"));
   for (const t of [compile, runtime]) if (t) pane.appendChild(t);

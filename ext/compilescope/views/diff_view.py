@@ -59,6 +59,9 @@ def diff_data(d: CaptureDiff) -> dict[str, Any]:
         "graphs": graphs,
         "kernels": kernels,
         "times": [list(t) for t in d.times],
+        "warmth": [list(w) for w in d.warmth],
+        "compile_totals": list(d.compile_totals),
+        "compile_labels": list(d.compile_labels),
         "runtimes": [list(t) for t in d.runtimes],
         "step_speedup": step_speedup_data(d.step_speedup),
     }

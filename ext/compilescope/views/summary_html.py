@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from ..common import SUMMARY_STAGES, human_bytes, milliseconds
 from ..model.capture import Capture
-from ..model.compile import Compile
+from ..model.compile import Compile, compile_seconds
+from ..model.compile_payback import compile_time_line
 from ..model.place import Place, cell_label
 
 if TYPE_CHECKING:
@@ -92,8 +93,9 @@ def _row(c: Compile, files: dict[str, int], earlier: list[Compile] | None = None
         else ""
     )
     earlier = earlier or []
-    # Each attempt's own time (torch gives it to one of them): together, the frame's.
-    times = [x.compile_time_s for x in [*earlier, c] if x.compile_time_s is not None]
+    # The frame's time, counted once (torch logs it under one of its attempts).
+    time_s = compile_seconds([*earlier, c])
+    times = [time_s] if time_s is not None else []
     time = f"{sum(times):.2f} s" if times else ""
     status = f"{c.status}; INCOMPLETE: {c.incomplete}" if c.incomplete else c.status
     ident = str(c.id) + (f" \u21bb {', '.join(str(e.id) for e in earlier)}" if earlier else "")
@@ -283,6 +285,8 @@ def capture_html(capture: Capture, details: bool = True) -> str:
     rows = "".join(_row(c, capture.cells, earlier) for c, earlier in folded_restarts(capture))
     note = capture.note  # why nothing compiled, say (the live capture's own words)
     note_html = f"<p class='cs-note' data-capture-note=''>{escape(note)}</p>" if note else ""
+    if line := compile_time_line(capture):
+        note_html += f"<p class='cs-muted' data-compile-time=''>{escape(line)}</p>"
     partial = (
         f"<p class='cs-warn'>PARTIAL: {escape(capture.partial)}; what compiled before is shown</p>"
         if capture.partial

@@ -1,4 +1,4 @@
-"""The view's tables as data: kernels, timings, the step budget, graph breaks and saved tensors, one row per item.
+"""The view's tables as data: kernels, timings, the step budget, the compile budget, graph breaks and saved tensors, one row per item.
 
     from compilescope import tables
     tables.kernels(cap)                 # a Table: a list of dict rows
@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from ..model.capture import Capture
+from ..model.compile_budget import compile_budget as compile_budget_of
 from ..model.step_budget import step_budget as step_budget_parts
 
 
@@ -134,6 +135,39 @@ def step_budget(capture: Capture) -> Table:
             }
         )
     return Table(("part", "kind", "compile_id", "seconds", "share", "detail"), rows)
+
+
+def compile_budget(capture: Capture) -> Table:
+    """The compile time of each compile id by kind of work (Dynamo, AOTAutograd, Inductor's
+    passes, fusion and code generation, kernel compilation, autotuning, cache lookups), with
+    its cache result, then the capture's total by kind (model/compile_budget.py): the one
+    figure of compile time, the same as the findings' and the summary's."""
+    budget = compile_budget_of(capture)
+    rows: list[dict[str, Any]] = []
+    for c in budget.compiles:
+        if c.counted_in:
+            rows.append(
+                {"compile_id": c.compile_id, "work": f"(counted in {c.counted_in})",
+                 "seconds": 0.0, "share": 0.0, "cache": c.cache or None, "saved_s": c.saved_s}
+            )  # fmt: skip
+        for work, seconds in c.works:
+            rows.append(
+                {"compile_id": c.compile_id, "work": work, "seconds": seconds,
+                 "share": seconds / budget.seconds if budget.seconds else None,
+                 "cache": c.cache or None, "saved_s": c.saved_s}
+            )  # fmt: skip
+    for work, seconds in budget.works:
+        rows.append(
+            {"compile_id": None, "work": work, "seconds": seconds,
+             "share": budget.share(work), "cache": None, "saved_s": None}
+        )  # fmt: skip
+    if budget.compiles:
+        rows.append(
+            {"compile_id": None, "work": f"compile time ({budget.label or 'all'})",
+             "seconds": budget.seconds, "share": 1.0, "cache": None,
+             "saved_s": sum(c.saved_s or 0.0 for c in budget.compiles) or None}
+        )  # fmt: skip
+    return Table(("compile_id", "work", "seconds", "share", "cache", "saved_s"), rows)
 
 
 def graph_breaks(capture: Capture) -> Table:

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..common import SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
-from ..model.compile import Compile
+from ..model.compile import Compile, counted_elsewhere
+from ..model.compile_payback import compile_time_line
 from ..model.findings.parts import is_library
 from ..model.place import Place
 from .partition_view import partition_data
@@ -186,7 +187,8 @@ def compile_data(
             {"name": s.name, "start": s.start_us, "dur": s.duration_us, "depth": s.depth}
             for s in c.stage_times
         ],
-        "compile_s": c.compile_time_s,
+        # One figure per compile (a restart's is in its first attempt's: None here).
+        "compile_s": None if counted_elsewhere(c, capture.compiles) else c.compile_time_s,
         "repros": list(c.repros),
         "timing": timing,
     }
@@ -223,6 +225,9 @@ def capture_data(
         # note (why nothing compiled, where it knows); "" otherwise.
         "nothing_compiled": nothing_compiled(capture),
         "note": capture.note,
+        # The capture's compile time (cold or warm) and whether compiling pays back: one
+        # line, the same figure as the findings' and the text summary's.
+        "compile_line": compile_time_line(capture),
         "skipped": [{"reason": s.reason, "count": s.count} for s in capture.skipped],
         # The stages the view shows, in order, with what the view does with each (common.py):
         # the JS keeps no list of its own.

@@ -1,74 +1,132 @@
-"""Compile-time hot spots: the stage of torch's compile that takes most of the compile time."""
+"""Compile time: where the capture's compile time went, the remedy that cuts it, and whether compiling pays back."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter
 
 from ..capture import Capture
-from ..compile import StageTime
-from .parts import Cost, Finding
+from ..compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
+from ..compile_payback import pay_back
+from .catalog import remedy
+from .parts import Cost, Finding, Fix
 from .places import frame_of, frame_places
 
-# torch's stage names (dynamo_timed) that mean the same work to a person, in plain words.
-STAGE_WORDS = {
-    "compile_file": "compiling the generated kernels (C++ compiler or Triton)",
-    "async_compile.wait": "compiling the generated kernels (C++ compiler or Triton)",
-    "PyCodeCache.load_by_key_path": "compiling the generated kernels (C++ compiler or Triton)",
-    "triton_compile": "compiling the generated kernels (C++ compiler or Triton)",
-    "bytecode_tracing": "Dynamo tracing the Python code",
-    "Scheduler.codegen": "Inductor writing kernel code",
-    "Scheduler.__init__": "Inductor fusing the graph into kernels",
-    "GraphLowering.run": "Inductor lowering the graph",
-    "aot_trace_joint_graph": "AOTAutograd tracing forward and backward",
-    "min_cut_rematerialization_partition": "AOTAutograd partitioning forward and backward",
-    "build_guards": "Dynamo building guards",
-}
 LEAST_SECONDS = 1.0  # compiles shorter than this are not worth a finding
-LEAST_SHARE = 0.30  # nor is a stage below this share of the compile time
+# Lowering, fusion, code generation and kernel compiles: what a warm cache skips.
+_CACHED_WORK = (
+    KERNEL_COMPILE,
+    "Inductor fusion and code generation",
+    "Inductor graph passes and lowering",
+    "AOTAutograd tracing and partitioning",
+)
+_CACHED_SHARE = 0.30  # of a cold compile, before the cache is worth naming
+_AUTOTUNE_SHARE = 0.20
+_RECOMPILE_SHARE = 0.20
+_LEAST_REPEATS = 3  # copies of one block before compiling the block alone pays
+# Dynamo names a module's parameters after its path: `L_self_modules_layers_modules_0_...`
+# (torch >= 2.5, nn modules inlined): a number between `_modules_` parts is a container index.
+_PARAM_NAME = re.compile(r"\b[LG]_\w+?_modules_\d+_\w*")
 
 
-def self_times(stages: tuple[StageTime, ...]) -> dict[str, float]:
-    """Seconds spent in each stage itself (its time less its nested stages'), by stage name."""
-    ordered = sorted(stages, key=lambda s: (s.start_us, s.depth))
-    out: dict[str, float] = defaultdict(float)
-    for i, stage in enumerate(ordered):
-        end = stage.start_us + stage.duration_us
-        inner = 0.0
-        for s in ordered[i + 1 :]:
-            if s.start_us >= end:
-                break  # sorted by start: nothing later is inside
-            if s.depth == stage.depth + 1:
-                inner += s.duration_us
-        out[stage.name] += max(stage.duration_us - inner, 0.0) / 1e6
-    return out
+def repeated_blocks(capture: Capture, compile_id: str) -> tuple[str, int] | None:
+    """The container whose numbered children the compile's Dynamo graph holds most of
+    (`("transformer.h", 12)`; "" for a compiled Sequential's own children), where there are at
+    least _LEAST_REPEATS; else None."""
+    graph = capture[compile_id].graph("dynamo_output_graph")
+    if graph is None:
+        return None
+    seen: dict[str, set[str]] = {}
+    for name in set(_PARAM_NAME.findall(graph.text)):
+        parts = name.split("_modules_")
+        for i, part in enumerate(parts[1:], start=1):
+            index = part.split("_", 1)[0] if i == len(parts) - 1 else part
+            if index.isdigit():  # the model itself a Sequential of blocks: container ""
+                seen.setdefault(".".join(parts[1:i]), set()).add(index)
+    counts = Counter({container: len(ids) for container, ids in seen.items()})
+    if not counts:
+        return None
+    container, n = counts.most_common(1)[0]
+    return (container, n) if n >= _LEAST_REPEATS else None
 
 
 def compile_time_findings(capture: Capture) -> list[Finding]:
-    """The kind of work that dominates the capture's compile time, where it dominates."""
-    by_work: dict[str, float] = defaultdict(float)
-    by_compile: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    total = 0.0
-    for c in capture:
-        total += sum(s.duration_us for s in c.stage_times if s.depth == 0) / 1e6
-        for name, seconds in self_times(c.stage_times).items():
-            work = STAGE_WORDS.get(name, f"`{name}`")
-            by_work[work] += seconds
-            by_compile[work][str(c.id)] += seconds
-    if total < LEAST_SECONDS or not by_work:
-        return []
-    work, seconds = max(by_work.items(), key=lambda item: item[1])
-    if seconds < LEAST_SHARE * total:
-        return []
-    ids = sorted(by_compile[work], key=lambda cid: -by_compile[work][cid])
-    heaviest = capture[ids[0]]
+    """One finding for the capture's compile time (where it is at least LEAST_SECONDS): its
+    figure and largest parts, the remedies the budget calls for (or "nothing to change"),
+    and whether compiling pays back."""
+    budget = compile_budget(capture)
+    if budget.seconds < LEAST_SECONDS or all(work == OTHER for work, _ in budget.works):
+        return []  # (a log with the metrics' totals alone: no stage to name)
+    heaviest = max(budget.compiles, key=lambda c: c.seconds)
+    fixes = _fixes(capture, budget, heaviest.compile_id)
+    parts = ", ".join(
+        f"{work} {s:.1f} s ({s / budget.seconds:.0%})" for work, s in budget.works[:3] if s > 0
+    )
+    label = f" ({budget.label})" if budget.label else ""
+    what = f"Compile time {budget.seconds:.1f} s{label}: {parts}."
+    if budget.recompile_s >= 0.05:
+        what += f" {budget.recompile_s:.1f} s of it in recompiles."
+    paid = pay_back(capture)
+    if paid is not None:
+        what += " " + paid.sentence()
+    work, seconds = budget.works[0]
+    ids = tuple(c.compile_id for c in sorted(budget.compiles, key=lambda c: -c.seconds))
     return [
         Finding(
             kind="compile_time",
-            what=f"Compile time is mostly {work}: {seconds:.1f} s of {total:.1f} s "
-            f"({seconds / total:.0%}).",
-            key=f"compile_time:{work}",
-            user=frame_places(frame_of(capture, heaviest), capture)[0],
-            compile_ids=tuple(ids),
-            cost=Cost(compile_s=seconds, note=f"of {total:.1f} s compile time in all"),
+            what=what,
+            key="compile_time",
+            user=frame_places(frame_of(capture, capture[heaviest.compile_id]), capture)[0],
+            compile_ids=ids,
+            cost=Cost(
+                compile_s=seconds,
+                note=f"{work}, of {budget.seconds:.1f} s compile time in all",
+            ),
+            fixes=tuple(fixes),
         )
     ]
+
+
+def _fixes(capture: Capture, budget: CompileBudget, compile_id: str) -> list[Fix]:
+    """The catalog's compile-time remedies whose signature the budget shows, best first."""
+    fixes: list[Fix] = []
+    blocks = repeated_blocks(capture, compile_id)
+    if blocks is not None and not budget.warm:
+        container, n = blocks
+        regional = remedy("regional_compile")
+        path = f"model.{container}" if container else "model"
+        fixes.append(
+            regional.fix(
+                change=regional.change.replace("model.{container}", path)
+                + f" (compile {compile_id} holds {n} blocks of `{path}`)"
+            )
+        )
+    cached = sum(budget.share(w) for w in _CACHED_WORK)
+    if not budget.warm and cached >= _CACHED_SHARE:
+        warm = remedy("warm_cache")
+        change = warm.change
+        if budget.caches == "fresh":
+            change = (
+                "this capture compiled with torch's caches off (`capturing(fresh=True)` or "
+                "%%compile_fx): your own run, and `capturing()`, reuse them on the second run. "
+                + change
+            )
+        fixes.append(warm.fix(change=change))
+    if budget.share("autotuning") >= _AUTOTUNE_SHARE:
+        fixes.append(remedy("autotune_cost").fix())
+    if budget.recompile_s >= _RECOMPILE_SHARE * budget.seconds:
+        n = sum(c.recompile for c in budget.compiles)
+        fixes.append(
+            Fix(
+                "code",
+                "remove the recompiles",
+                change=f"{n} recompile{'s' if n != 1 else ''} took {budget.recompile_s:.1f} s: "
+                "the recompile findings name the guard that failed and the change that keeps "
+                "it from failing",
+                tradeoff="",
+                source="compilescope (the recompile findings)",
+            )
+        )
+    if not fixes:
+        fixes.append(remedy("nothing_to_change").fix())
+    return fixes

@@ -21,17 +21,19 @@ function diffLines(lines) {
   }
   return pre;
 }
-function diffTimes(title, rows, scale, unit) {
+function diffTimes(title, rows, scale, unit, warmth = []) {
+  const said = (v, w) => w ? `${v} (${w})` : v;
+  rows = rows.map((r, i) => [r[0], r[1], r[2], ...warmth[i] || ["", ""]]);
   const shown = rows.filter((r) => r[1] !== null || r[2] !== null);
   if (!shown.length) return null;
   const t = el("table", { class: "cs-table", "data-diff-times": title });
   const head = el("tr");
   for (const h of ["compile id", `${title} before`, "after", "after / before"]) head.appendChild(el("th", {}, h));
   t.appendChild(head);
-  for (const [cid, a, b] of shown) {
+  for (const [cid, a, b, wa, wb] of shown) {
     const tr = el("tr");
     const ratio = a && b ? `${(b / a).toFixed(2)}x` : "";
-    for (const v of [cid, diffSeconds(a, scale, unit), diffSeconds(b, scale, unit), ratio]) tr.appendChild(el("td", {}, v));
+    for (const v of [cid, said(diffSeconds(a, scale, unit), wa), said(diffSeconds(b, scale, unit), wb), ratio]) tr.appendChild(el("td", {}, v));
     t.appendChild(tr);
   }
   return t;
@@ -83,7 +85,12 @@ function renderDiff(pane, d) {
     if (k.cut) box.appendChild(el("div", { class: "cs-muted" }, `${k.cut} more diff lines, not shown`));
     pane.appendChild(box);
   }
-  const compile = diffTimes("compile time", d.times, 1, "s");
+  const compile = diffTimes("compile time", d.times, 1, "s", d.warmth || []);
+  const [ta, tb] = d.compile_totals || [null, null];
+  if (ta !== null && tb !== null) {
+    const [la, lb] = (d.compile_labels || ["", ""]).map((l) => l ? ` (${l})` : "");
+    pane.appendChild(el("p", { "data-diff-compile-total": "" }, `Compile time ${ta.toFixed(2)} s${la} -> ${tb.toFixed(2)} s${lb}.`));
+  }
   const runtime = diffTimes("compiled run (median)", d.runtimes, 1e3, "ms");
   if (compile || runtime) pane.appendChild(el("h4", {}, "Times"));
   for (const t of [compile, runtime]) if (t) pane.appendChild(t);
@@ -1916,6 +1923,7 @@ function renderHead(root, data) {
   if (data.source && data.source !== "live") line += ` \xB7 from ${data.source}`;
   head.appendChild(document.createTextNode(line));
   root.appendChild(head);
+  if (data.compile_line) root.appendChild(el("div", { class: "cs-muted", "data-compile-time": "" }, data.compile_line));
   if (data.partial) root.appendChild(el("div", { class: "cs-warn", "data-partial": "1" }, `PARTIAL: ${data.partial}; what compiled before is shown`));
   for (const s of data.skipped) root.appendChild(el("div", { class: "cs-muted" }, `skipped ${s.count}: ${s.reason}`));
   if (data.note) root.appendChild(el("div", { class: "cs-note", "data-capture-note": "" }, data.note));
