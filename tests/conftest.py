@@ -6,6 +6,7 @@ import gzip
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,13 @@ FIXTURES = TESTS / "fixtures"
 # import it (through torch._inductor) long before the kernel tests run: set it for the session.
 os.environ.setdefault("TRITON_INTERPRET", "1")
 sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.conftest
+# capturing() leaves torch's caches on (as the user's run would): one empty cache folder per
+# test session (and the kernels and notebooks it starts), so no run finds another's warm
+# cache (torch's default folder outlives a CI clone). A test that needs a cold compile says
+# fresh=True; one that needs a warm cache makes its own.
+_CACHE = tempfile.mkdtemp(prefix="compilescope-tests-inductor-")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
+os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 
 WORKLOAD_FIXTURES = (
     "plain_function",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from ..capture import Capture
 from ..compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
@@ -29,25 +28,26 @@ _LEAST_REPEATS = 3  # copies of one block before compiling the block alone pays
 _PARAM_NAME = re.compile(r"\b[LG]_\w+?_modules_\d+_\w*")
 
 
-def repeated_blocks(capture: Capture, compile_id: str) -> tuple[str, int] | None:
-    """The container whose numbered children the compile's Dynamo graph holds most of
-    (`("transformer.h", 12)`; "" for a compiled Sequential's own children), where there are at
-    least _LEAST_REPEATS; else None."""
-    graph = capture[compile_id].graph("dynamo_output_graph")
-    if graph is None:
-        return None
-    seen: dict[str, set[str]] = {}
-    for name in set(_PARAM_NAME.findall(graph.text)):
-        parts = name.split("_modules_")
-        for i, part in enumerate(parts[1:], start=1):
-            index = part.split("_", 1)[0] if i == len(parts) - 1 else part
-            if index.isdigit():  # the model itself a Sequential of blocks: container ""
-                seen.setdefault(".".join(parts[1:i]), set()).add(index)
-    counts = Counter({container: len(ids) for container, ids in seen.items()})
-    if not counts:
-        return None
-    container, n = counts.most_common(1)[0]
-    return (container, n) if n >= _LEAST_REPEATS else None
+def repeated_blocks(capture: Capture) -> tuple[str, int, str] | None:
+    """The container whose numbered children a compile's Dynamo graph holds most of, with
+    that compile's id (`("transformer.h", 12, "1/0_1")`; "" for a compiled Sequential's own
+    children), where there are at least _LEAST_REPEATS; else None."""
+    best: tuple[str, int, str] | None = None
+    for c in capture:
+        graph = c.graph("dynamo_output_graph")
+        if graph is None:
+            continue
+        seen: dict[str, set[str]] = {}
+        for name in set(_PARAM_NAME.findall(graph.text)):
+            parts = name.split("_modules_")
+            for i, part in enumerate(parts[1:], start=1):
+                index = part.split("_", 1)[0] if i == len(parts) - 1 else part
+                if index.isdigit():  # the model itself a Sequential of blocks: container ""
+                    seen.setdefault(".".join(parts[1:i]), set()).add(index)
+        for container, ids in seen.items():
+            if len(ids) >= _LEAST_REPEATS and (best is None or len(ids) > best[1]):
+                best = (container, len(ids), str(c.id))
+    return best
 
 
 def compile_time_findings(capture: Capture) -> list[Finding]:
@@ -58,7 +58,7 @@ def compile_time_findings(capture: Capture) -> list[Finding]:
     if budget.seconds < LEAST_SECONDS or all(work == OTHER for work, _ in budget.works):
         return []  # (a log with the metrics' totals alone: no stage to name)
     heaviest = max(budget.compiles, key=lambda c: c.seconds)
-    fixes = _fixes(capture, budget, heaviest.compile_id)
+    fixes = _fixes(capture, budget)
     parts = ", ".join(
         f"{work} {s:.1f} s ({s / budget.seconds:.0%})" for work, s in budget.works[:3] if s > 0
     )
@@ -87,12 +87,12 @@ def compile_time_findings(capture: Capture) -> list[Finding]:
     ]
 
 
-def _fixes(capture: Capture, budget: CompileBudget, compile_id: str) -> list[Fix]:
+def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
     """The catalog's compile-time remedies whose signature the budget shows, best first."""
     fixes: list[Fix] = []
-    blocks = repeated_blocks(capture, compile_id)
+    blocks = repeated_blocks(capture)
     if blocks is not None and not budget.warm:
-        container, n = blocks
+        container, n, compile_id = blocks
         regional = remedy("regional_compile")
         path = f"model.{container}" if container else "model"
         fixes.append(

@@ -1,0 +1,207 @@
+"""The compile-time budget: one figure of compile time everywhere, its parts, cold or warm, the remedies and the pay-back."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import compilescope
+import pytest
+from compilescope.model.capture import Capture
+from compilescope.model.compile import CacheEvent, Compile, StageTime, compile_seconds
+from compilescope.model.compile_budget import KERNEL_COMPILE, compile_budget, work_of
+from compilescope.model.compile_id import CompileId
+from compilescope.model.compile_payback import PayBack, pay_back
+from compilescope.model.diff import diff
+from compilescope.model.findings.compile_time import compile_time_findings, repeated_blocks
+from compilescope.model.graph import Graph
+from compilescope.model.timing import RealSteps, Sample, Timings
+from compilescope.views.view_data import capture_data
+
+
+def _compile(cid: str, stages: list[tuple[str, float, float, int]], **kw) -> Compile:
+    return Compile(
+        id=CompileId.parse(cid),
+        stage_times=tuple(StageTime(n, s * 1e6, d * 1e6, depth) for n, s, d, depth in stages),
+        **kw,
+    )
+
+
+COLD = [
+    ("entire_frame_compile", 0.0, 10.0, 0),
+    ("bytecode_tracing", 0.0, 1.0, 1),
+    ("compile_fx", 1.0, 9.0, 1),
+    ("Scheduler.codegen", 1.5, 2.0, 2),
+    ("async_compile.wait", 4.0, 5.0, 2),
+]
+
+
+def _sample(seconds: float) -> Sample:
+    return Sample(seconds, seconds, seconds, 10)
+
+
+def _with_steps(capture: Capture, compiled: float, eager: float) -> Capture:
+    real = RealSteps(device="cpu", compiled=_sample(compiled), eager=_sample(eager))
+    return replace(capture, timings=Timings(real_steps=real))
+
+
+@pytest.mark.parametrize("name", ["gpt2", "module_backward", "recompile", "small_resnet"])
+def test_each_compiles_parts_add_up_to_its_figure(loaded, name):
+    budget = compile_budget(loaded(name))
+    for c in budget.compiles:
+        assert sum(s for _, s in c.works) == pytest.approx(c.seconds, rel=1e-6, abs=1e-6)
+        assert all(s >= 0 for _, s in c.works)
+    assert budget.seconds == pytest.approx(sum(s for _, s in budget.works), rel=1e-6)
+
+
+def test_a_restart_is_counted_once(loaded):
+    capture = loaded("gpt2")
+    budget = compile_budget(capture)
+    restarts = [c for c in budget.compiles if c.counted_in]
+    assert {c.compile_id for c in restarts} >= {"0/0_1", "1/0_1"}
+    assert all(c.seconds == 0 for c in restarts)
+    # torch logs the frame's metrics under the restart: a naive sum would count it twice.
+    naive = sum(c.compile_time_s or 0 for c in capture)
+    assert budget.seconds < naive
+    assert compile_seconds(capture.compiles) == pytest.approx(budget.seconds)
+
+
+def test_one_figure_in_the_table_the_finding_the_summary_and_the_view(loaded):
+    capture = loaded("module_backward")
+    figure = compile_budget(capture).seconds
+    table = compilescope.tables.compile_budget(capture)
+    total = [r for r in table if r["compile_id"] is None and r["work"].startswith("compile time")]
+    assert total[0]["seconds"] == pytest.approx(figure)
+    (f,) = compile_time_findings(capture)
+    assert f.what.startswith(f"Compile time {figure:.1f} s")
+    assert f"compile time {figure:.2f} s" in str(capture)
+    data = capture_data(capture)
+    assert data["compile_line"].startswith(f"compile time {figure:.2f} s")
+    assert sum(c["compile_s"] or 0 for c in data["compiles"]) == pytest.approx(figure)
+
+
+def test_stages_are_named_by_kind_of_work():
+    assert work_of("async_compile.wait") == KERNEL_COMPILE
+    assert work_of("compile_file") == KERNEL_COMPILE
+    assert work_of("Scheduler.codegen") == "Inductor fusion and code generation"
+    assert work_of("bytecode_tracing") == "Dynamo tracing and guards"
+    assert work_of("min_cut_rematerialization_partition") == "AOTAutograd tracing and partitioning"
+    assert work_of("CachingAutotuner.benchmark_all_configs") == "autotuning"
+    assert work_of("something_new_in_torch") == "other compile work"
+
+
+def test_cold_and_warm_are_said():
+    cold = Capture(
+        compiles=(_compile("0/0", COLD, cache_events=(CacheEvent("fx_graph_cache", "miss"),)),)
+    )
+    warm = Capture(
+        compiles=(
+            _compile(
+                "0/0",
+                [("entire_frame_compile", 0.0, 0.8, 0)],
+                cache_events=(CacheEvent("fx_graph_cache", "hit"),) * 2,
+                metrics={"remote_cache_time_saved_s": 9.2},
+            ),
+        ),
+        caches="user",
+    )
+    assert compile_budget(cold).label == "cold: torch's caches missed"
+    assert compile_budget(replace(cold, caches="fresh")).label.startswith("cold: compiled with")
+    assert compile_budget(warm).label == "warm: 1 of 1 compiles from torch's cache, 9.2 s saved"
+    # Each number in the diff says what it is.
+    text = diff(cold, warm).summary()
+    assert "compile time 10.00 s (cold: torch's caches missed) -> 0.80 s (warm: 1 of 1" in text
+    assert "0/0 compile time 10.00 s (cold) -> 0.80 s (warm)" in text
+    # A warm compile has nothing the cache could still save: no finding below a second.
+    assert compile_time_findings(warm) == []
+
+
+def test_a_cold_compile_gets_the_cache_remedy_and_a_fresh_capture_says_why():
+    capture = Capture(compiles=(_compile("0/0", COLD),), caches="fresh")
+    (f,) = compile_time_findings(capture)
+    assert f.what.startswith("Compile time 10.0 s (cold: compiled with torch's caches off)")
+    assert f"{KERNEL_COMPILE} 5.0 s (50%)" in f.what
+    titles = [x.title for x in f.fixes]
+    assert titles == ["reuse torch's compile caches"]
+    assert "capturing(fresh=True)" in f.fixes[0].change
+    assert "save_cache_artifacts" in f.fixes[0].change
+
+
+def _graph_of_blocks(container: str, n: int) -> Graph:
+    prefix = "L_self_modules_" + "_modules_".join(container.split(".")) if container else "L_self"
+    names = [f"{prefix}_modules_{i}_modules_fc_parameters_weight_" for i in range(n)]
+    text = "def forward(self, " + ", ".join(f'{x}: "f32[4, 4]"' for x in names) + "):\n"
+    return Graph("dynamo_output_graph", text)
+
+
+@pytest.mark.parametrize("container", ["transformer.h", "layers", ""])
+def test_repeated_blocks_call_for_regional_compilation(container):
+    graphs = {"dynamo_output_graph": (_graph_of_blocks(container, 12),)}
+    capture = Capture(compiles=(_compile("0/0", COLD, graphs=graphs),))
+    assert repeated_blocks(capture) == (container, 12, "0/0")
+    (f,) = compile_time_findings(capture)
+    regional = f.fixes[0]
+    assert regional.title.startswith("compile the repeated block")
+    path = f"model.{container}" if container else "model"
+    assert f"for block in {path}: block.compile()" in regional.change
+    assert f"holds 12 blocks of `{path}`" in regional.change
+    # Two blocks are not worth it; the cache still is.
+    two = {"dynamo_output_graph": (_graph_of_blocks(container, 2),)}
+    capture = Capture(compiles=(_compile("0/0", COLD, graphs=two),))
+    assert repeated_blocks(capture) is None
+    assert [x.title for x in compile_time_findings(capture)[0].fixes] == [
+        "reuse torch's compile caches"
+    ]
+
+
+def test_recompiles_and_autotuning_get_their_remedies_and_nothing_else_says_so():
+    tuned = [
+        ("entire_frame_compile", 0.0, 4.0, 0),
+        ("CachingAutotuner.benchmark_all_configs", 0.0, 2.0, 1),
+    ]
+    capture = Capture(
+        compiles=(
+            _compile("0/0", tuned, cache_events=(CacheEvent("fx_graph_cache", "hit"),)),
+            _compile("0/1", [("entire_frame_compile", 5.0, 2.0, 0)]),
+        )
+    )
+    (f,) = compile_time_findings(capture)
+    assert [x.title for x in f.fixes] == ["autotune less", "remove the recompiles"]
+    assert "2.0 s of it in recompiles" in f.what
+    plain = [("entire_frame_compile", 0.0, 3.0, 0), ("bytecode_tracing", 0.0, 3.0, 1)]
+    capture = Capture(
+        compiles=(_compile("0/0", plain, cache_events=(CacheEvent("fx_graph_cache", "hit"),)),)
+    )
+    (f,) = compile_time_findings(capture)
+    assert [x.title for x in f.fixes] == ["nothing to change"]
+
+
+def test_pay_back_from_the_loops_own_steps():
+    capture = _with_steps(Capture(compiles=(_compile("0/0", COLD),)), compiled=0.001, eager=0.002)
+    paid = pay_back(capture)
+    assert paid is not None and paid.unit == "step"
+    assert paid.steps == pytest.approx(10_000)
+    sentence = paid.sentence()
+    assert sentence.startswith("Compiling pays back after 10,001 steps: compiling took 10.0 s")
+    assert "1.000 ms saved per step" in sentence
+    (f,) = compile_time_findings(capture)
+    assert sentence in f.what
+    slower = _with_steps(capture, compiled=0.003, eager=0.002)
+    paid = pay_back(slower)
+    assert paid is not None and paid.steps is None
+    assert paid.sentence().startswith("Compiling does not pay back")
+
+
+def test_pay_back_is_none_without_an_eager_time():
+    capture = Capture(compiles=(_compile("0/0", COLD),))
+    assert pay_back(capture) is None
+    real = RealSteps(device="cpu", compiled=_sample(0.001))
+    assert pay_back(replace(capture, timings=Timings(real_steps=real))) is None
+    assert PayBack(1.0, 0.0, "call", 0.1, 0.1).steps is None
+
+
+def test_the_compile_line_in_the_script_free_html(loaded):
+    capture = loaded("module_backward")
+    html = compilescope.to_html(capture)
+    line = re.search(r"data-compile-time=''>([^<]*)<", html)
+    assert line is not None and line.group(1).startswith("compile time ")
