@@ -112,12 +112,16 @@ def test_same_code_twice_gives_same_stages_twice():
 
 def test_capturing_sees_the_users_own_compile_and_restores_state():
     before = trace_logger_state(), settings_state()
-    with compilescope.capturing() as cap:
+    with compilescope.capturing(fresh=True) as cap:
         torch.compile(lambda a: a.cos() + 1, backend="aot_eager")(torch.randn(4))
         inside = settings_state()
         # graph caches off, one fresh cache folder for the capture, provenance (level 2), the backward lowered lazily as without us
         assert inside[:3] == (False, False, False) and inside[-2:] == (2, False)
         assert inside[3] != before[1][3] and inside[4].startswith(inside[3])
+    assert (trace_logger_state(), settings_state()) == before
+    # capturing()'s default: every setting in Inductor's cache key as the user had it.
+    with compilescope.capturing():
+        assert settings_state() == before[1]
     assert (trace_logger_state(), settings_state()) == before
     (c,) = cap
     assert c.graph("aot_inference_graph").op_count == 2
