@@ -109,7 +109,7 @@ def test_cold_and_warm_are_said():
     assert compile_budget(replace(cold, caches="fresh")).label.startswith("cold: compiled with")
     # A fresh capture compiled cold on purpose: the cache is no change for the user to make.
     (f,) = compile_time_findings(replace(cold, caches="fresh"))
-    assert [x.title for x in f.fixes] == ["nothing to change"]
+    assert [x.title for x in f.fixes] == ["nothing to change", "reuse torch's compile caches"]
     assert "your own runs reuse torch's caches" in f.fixes[0].change
     assert compile_budget(warm).label == "warm: 1 of 1 compiles from torch's cache, 9.2 s saved"
     # Each number in the diff says what it is.
@@ -190,6 +190,7 @@ def test_an_unrolled_loop_and_max_autotune_get_their_remedies():
     assert [x.title for x in f.fixes] == [
         "compile the loop's body once, not the unrolled loop",
         "autotune less",
+        "reuse torch's compile caches",
     ]
     assert "compile `cell` on its own" in f.fixes[0].change and "24 times" in f.fixes[0].change
     assert "nested_compile_region" in f.fixes[0].change

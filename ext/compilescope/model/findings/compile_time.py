@@ -54,7 +54,7 @@ def repeated_blocks(capture: Capture) -> Blocks | None:
         if graph is None:
             continue
         members: dict[str, dict[str, list[tuple[str, str]]]] = {}  # container -> index -> params
-        for name, kind in _INPUT.findall(graph.text.split(")", 1)[0]):
+        for name, kind in _INPUT.findall(_signature(graph.text)[0]):
             parts = name.split("_modules_")
             for i, part in enumerate(parts[1:], start=1):
                 index, _, rest = part.partition("_") if i == len(parts) - 1 else (part, "", "")
@@ -76,6 +76,15 @@ def repeated_blocks(capture: Capture) -> Blocks | None:
     return best
 
 
+def _signature(text: str) -> tuple[str, str]:
+    """A Dynamo graph's `forward` signature (its inputs, with their types) and its body."""
+    start = text.find("def forward(")
+    end = text.find("):\n", start)
+    if start < 0 or end < 0:
+        return "", text
+    return text[start:end], text[end:]
+
+
 def unrolled_loop(capture: Capture) -> tuple[str, int, str] | None:
     """A module whose parameters one Dynamo graph uses _UNROLLED_USES times or more (a Python
     loop over it, unrolled by Dynamo): (its path, the uses, the compile id); else None."""
@@ -84,7 +93,7 @@ def unrolled_loop(capture: Capture) -> tuple[str, int, str] | None:
         graph = c.graph("dynamo_output_graph")
         if graph is None:
             continue
-        head, _, body = graph.text.partition(")")
+        head, body = _signature(graph.text)
         for name, _kind in _INPUT.findall(head):
             if "_parameters_" not in name:
                 continue
@@ -162,13 +171,22 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
                 + f" (compile {compile_id} uses `{path}`'s parameters {uses} times)"
             )
         )
-    if _autotuned(capture) or budget.share("autotuning") >= _AUTOTUNE_SHARE:
+    tuned_s = sum(
+        t / 1e6
+        for c in capture
+        if isinstance(t := c.metrics.get("compile_time_autotune_time_us"), (int, float))
+    )
+    autotuning = max(budget.share("autotuning"), tuned_s / budget.seconds)
+    if _autotuned(capture) or autotuning >= _AUTOTUNE_SHARE:
         fixes.append(remedy("autotune_cost").fix())
     cached = sum(budget.share(w) for w in _CACHED_WORK)
-    # A capture that compiled cold on purpose (fresh) says so; the user's own runs reuse the
-    # caches already (on by default): no change to make for that.
-    if not budget.warm and cached >= _CACHED_SHARE and budget.caches != "fresh":
-        fixes.append(remedy("warm_cache").fix())
+    cache_fix = remedy("warm_cache").fix() if not budget.warm and cached >= _CACHED_SHARE else None
+    if cache_fix is not None and budget.caches == "fresh" and not fixes:
+        # Cold on purpose (fresh): the user's own runs reuse the caches already (on by
+        # default), so nothing to change here; a cold start elsewhere still has the cache's.
+        fixes.append(_nothing(budget))
+    if cache_fix is not None:
+        fixes.append(cache_fix)
     if budget.recompile_s >= _RECOMPILE_SHARE * budget.seconds:
         n = sum(c.recompile for c in budget.compiles)
         fixes.append(
@@ -183,15 +201,20 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
             )
         )
     if not fixes:
-        nothing = remedy("nothing_to_change")
-        change = nothing.change
-        if budget.caches == "fresh":
-            change += (
-                "; this capture compiled cold on purpose (`fresh=True` or %%compile_fx): your "
-                "own runs reuse torch's caches, on by default"
-            )
-        fixes.append(nothing.fix(change=change))
+        fixes.append(_nothing(budget))
     return fixes
+
+
+def _nothing(budget: CompileBudget) -> Fix:
+    nothing = remedy("nothing_to_change")
+    change = nothing.change
+    if budget.caches == "fresh":
+        change += (
+            "; this capture compiled cold on purpose (`fresh=True` or %%compile_fx): your own "
+            "runs reuse torch's caches, on by default (for a new machine or container, the "
+            "cache's artifacts below)"
+        )
+    return nothing.fix(change=change)
 
 
 def _autotuned(capture: Capture) -> bool:
