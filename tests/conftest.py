@@ -21,7 +21,7 @@ sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.
 # test session (and the kernels and notebooks it starts), so no run finds another's warm
 # cache (torch's default folder outlives a CI clone). A test that needs a cold compile says
 # fresh=True; one that needs a warm cache makes its own.
-_CACHE = tempfile.mkdtemp(prefix="compilescope-tests-inductor-")
+_CACHE = tempfile.mkdtemp(prefix="cs-tests-inductor-")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 
