@@ -165,6 +165,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--tiny", action="store_true", help="small shapes, to try the script")
+    parser.add_argument("--arms", default=",".join(ARMS), help="which arms, in order")
     parser.add_argument("--arm", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.arm:
@@ -179,7 +180,7 @@ def main() -> None:
             torch.cuda.is_available() else "cpu", "date": time.strftime("%Y-%m-%d")}  # fmt: skip
     for r in range(args.rounds):
         with tempfile.TemporaryDirectory() as warm_dir:
-            for name in ARMS:
+            for name in args.arms.split(","):
                 # whole_warm and capture_warm reuse whole_cold's cache; the others start empty.
                 cache = warm_dir if name in ("whole_cold", "whole_warm", "capture_warm") else None
                 with tempfile.TemporaryDirectory() as own:
