@@ -192,11 +192,33 @@ def main() -> None:
                     started = time.perf_counter()
                     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
                     line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
-                    row = json.loads(line[-1][7:]) if line else {"arm": name, "error": proc.stderr[-3000:]}
+                    row = (
+                        json.loads(line[-1][7:])
+                        if line
+                        else {"arm": name, "error": proc.stderr[-3000:]}
+                    )
                     row.update(round=r, process_s=time.perf_counter() - started)
                     results.append(row)
-                    print(json.dumps({k: row.get(k) for k in ("arm", "round", "first_step_s", "compiled_s", "eager_s", "compile_time_fixes", "error")})[:600], flush=True)
-                    (out / f"compile_time_{args.model}.json").write_text(json.dumps({"meta": meta, "rows": results}, indent=1))
+                    print(
+                        json.dumps(
+                            {
+                                k: row.get(k)
+                                for k in (
+                                    "arm",
+                                    "round",
+                                    "first_step_s",
+                                    "compiled_s",
+                                    "eager_s",
+                                    "compile_time_fixes",
+                                    "error",
+                                )
+                            }
+                        )[:600],
+                        flush=True,
+                    )
+                    (out / f"compile_time_{args.model}.json").write_text(
+                        json.dumps({"meta": meta, "rows": results}, indent=1)
+                    )
 
 
 if __name__ == "__main__":
