@@ -29,8 +29,8 @@ ARTIFACTS = ROOT / "tests" / "artifacts" / "tutorials"  # executed copies, for r
 RICH = ("text/html", "application/vnd.jupyter.widget-view+json")
 
 
-def test_tutorials_are_numbered_01_to_10():
-    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 11)], TUTORIALS
+def test_tutorials_are_numbered_01_to_11():
+    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 12)], TUTORIALS
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
