@@ -140,6 +140,15 @@ def test_a_gpu_step_idle_between_kernels_is_launch_bound_with_cuda_graphs_first(
     seen = _with_real(loaded("gpt2"), busy_s=0.004, kernels=(by_name,))
     (sf,) = [f for f in findings(seen) if f.kind == "launch_bound"]
     assert "CUDA graphs" not in [x.title for x in sf.fixes]
+    # Host syncs keep the CPU from queueing kernels ahead: removing them comes first (the
+    # blind set's `.item()` loop ranked its sync finding below this one, CUDA graphs first).
+    synced = _with_real(loaded("gpt2"), busy_s=0.004, kernels=kernels, syncs_per_step=2.0)
+    (yf,) = [f for f in findings(synced) if f.kind == "launch_bound"]
+    assert "2 host syncs per step" in yf.what and "remove them first" in yf.what
+    assert [x.title for x in yf.fixes][:2] == [
+        "keep values on the device, read them rarely",
+        "CUDA graphs",
+    ]
 
 
 def test_a_busy_gpu_or_a_cpu_step_is_not_launch_bound(loaded):

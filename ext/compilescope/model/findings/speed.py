@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..capture import Capture
 from ..kernel_table import kernel_rows
 from .budget import budget_findings
+from .catalog import remedy
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
 from .places import optimizer_place
@@ -207,6 +208,18 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             ),
             bigger,
         )
+    syncs = real.syncs_per_step or 0.0
+    if syncs >= 1:
+        # A host that waits for the device cannot queue the next kernels ahead of it: after
+        # each sync the device runs each kernel as it is launched, idle in between. Remove the
+        # syncs first (CUDA graphs cannot capture them either). The blind set's `.item()` loop
+        # ranked its sync finding #4 behind this one, with CUDA graphs as this one's fix.
+        what += (
+            f" {syncs:g} host sync{'s' if syncs != 1 else ''} per step (`.item()`, `.cpu()`, "
+            "printing a tensor) keep the CPU from queueing kernels ahead of the GPU: remove "
+            "them first."
+        )
+        fixes = (remedy("avoid_syncs").fix(), *fixes)
     return [
         Finding(
             kind="launch_bound",
