@@ -19,9 +19,14 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-setup: $(BIN)/python  ## create .venv with pinned CPU torch and compilescope (editable) with test tools
+setup: $(VENV)/.installed  ## create .venv with pinned torch and compilescope (editable) with test tools
+
+# Installed once, again only when what it installs from changes (`make lab` twice does not
+# re-run pip).
+$(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/pip install -q $(TORCH_PIN) $(TRITON_PIN)
 	$(BIN)/pip install -q -e '.[test]'
+	touch $@
 
 setup-browser:  ## install Debian's chromium for the browser tests (Playwright drives it; no downloads)
 	@command -v chromium >/dev/null || { \
@@ -40,8 +45,9 @@ js: setup-js  ## bundle the ES modules in static/ into static/dist/ (esbuild, pa
 demo: setup  ## capture a small model and print what torch.compile did
 	$(BIN)/python -m compilescope demo
 
+# As root (most containers) JupyterLab stops unless told --allow-root.
 lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks are beside it)
-	$(BIN)/jupyter lab notebooks/01_quickstart.ipynb
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/01_quickstart.ipynb
 
 test: setup setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q

@@ -100,9 +100,14 @@ def _register_html_formatters() -> None:
 
     shell.display_formatter.formatters["text/html"].for_type(RankReport, ranks_html)
     from .model.findings.fix_trial import FixTrial
-    from .views.findings_view import fix_trial_html
+    from .model.findings.parts import Finding
+    from .model.findings.ranked import Findings
+    from .views.findings_view import findings_html, fix_trial_html
 
-    shell.display_formatter.formatters["text/html"].for_type(FixTrial, fix_trial_html)
+    html = shell.display_formatter.formatters["text/html"]
+    html.for_type(FixTrial, fix_trial_html)
+    html.for_type(Findings, findings_html)  # compilescope.findings(cap) in a notebook
+    html.for_type(Finding, lambda f: findings_html((f,)))
 
 
 _register_html_formatters()
@@ -115,6 +120,7 @@ if TYPE_CHECKING:
     from .live.pipeline import CaptureHandle, capture, capturing
     from .model.diff import CaptureDiff
     from .model.findings.fix_trial import FixTrial
+    from .model.findings.ranked import Findings
     from .model.ranks.report import RankReport
     from .model.speedup import StepSpeedup
     from .trace.rank_files import compare_saved_ranks, merge_ranks, write_rank
@@ -277,7 +283,7 @@ def diff(before: Capture, after: Capture) -> CaptureDiff:
     return _diff(_as_capture(before, "diff", "before"), _as_capture(after, "diff", "after"))
 
 
-def findings(capture: Capture) -> tuple[Finding, ...]:
+def findings(capture: Capture) -> Findings:
     """What to change, costliest first: graph breaks by cause, recompiles by failed guard,
     frames left to eager, data-dependent ops, ATen fallbacks, hot kernels, activation memory,
     compile-time hot spots; each with where (your own line), how often, what it costs and the

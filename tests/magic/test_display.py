@@ -37,3 +37,18 @@ def test_without_anywidget_a_capture_shows_its_script_free_html(shell, loaded, m
     data, _ = shell.display_formatter.format(cap)
     assert WIDGET not in data and "cs-fallback" in data["text/html"]
     assert data["text/plain"].startswith(cap.summary())
+
+
+def test_findings_show_as_html_in_a_notebook_and_text_in_a_terminal(shell, loaded):
+    import compilescope
+
+    found = compilescope.findings(loaded("graph_break"))
+    data, _ = shell.display_formatter.format(found)  # a terminal: text
+    assert set(data) == {"text/plain"} and data["text/plain"] == str(found)
+    assert data["text/plain"].startswith("1. [")
+    shell.display_formatter.active_types = [*shell.display_formatter.active_types, "text/html"]
+    data, _ = shell.display_formatter.format(found)  # a notebook: the findings' HTML
+    html = data["text/html"]
+    assert "data-kind=" in html and "Finding(kind=" not in html
+    data, _ = shell.display_formatter.format(found[0])
+    assert "data-kind=" in data["text/html"]

@@ -171,6 +171,15 @@ class Finding:
     def fix(self) -> Fix | None:
         return self.fixes[0] if self.fixes else None
 
+    def __str__(self) -> str:
+        """A few lines: the kind and what, where, and each fix (the dataclass repr stays)."""
+        lines = [f"[{self.kind.replace('_', ' ')}] {self.what}"]
+        if self.user is not None:
+            lines.append(f"  where: {self.user.label()}")
+        for fix in self.fixes:
+            lines.append(f"  fix: {fix.python() or f'{fix.title}: {fix.change}'}")
+        return "\n".join(lines)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (tuples as lists)."""
         return {k: _plain(v) for k, v in asdict(self).items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import SupportsIndex, overload
 
 from ...common import human_bytes
 from ..capture import Capture
@@ -118,7 +119,26 @@ def score(finding: Finding) -> float:
     return round(total, 3)
 
 
-def findings(capture: Capture, registry: Registry | None = None) -> tuple[Finding, ...]:
+class Findings(tuple[Finding, ...]):
+    """The findings of a capture, costliest first: a tuple that prints as numbered findings
+    (a terminal, `print`; a notebook shows them as HTML), not as dataclasses."""
+
+    def __repr__(self) -> str:
+        return text(self)
+
+    __str__ = __repr__
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Finding: ...
+    @overload
+    def __getitem__(self, index: slice) -> Findings: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Finding | Findings:
+        if isinstance(index, slice):  # found[:3] prints as findings too
+            return Findings(tuple.__getitem__(self, index))
+        return tuple.__getitem__(self, index)
+
+
+def findings(capture: Capture, registry: Registry | None = None) -> Findings:
     """Every finding of a capture, costliest first.
 
     `registry` is torch's graph-break registry ("GB0291" -> versions; compilescope.trace.
@@ -152,7 +172,7 @@ def findings(capture: Capture, registry: Registry | None = None) -> tuple[Findin
         found = [f for f in found if f.kind != "launch_bound"]
     ranked = [replace(f, score=score(f)) for f in found]
     ranked.sort(key=lambda f: (-f.score, f.key))
-    return tuple(ranked)
+    return Findings(ranked)
 
 
 def _eager_ops_to_their_cause(found: list[Finding]) -> list[Finding]:
