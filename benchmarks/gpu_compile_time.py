@@ -10,7 +10,9 @@ TRITON_CACHE_DIR), timing one training step at a time with the device synchroniz
   (caches left on, its default);
 - `regional_cold`: each repeated block compiled on its own (`block.compile()`), empty cache;
 - `capture_cold`: `capturing(fresh=True)` on an empty cache: its compile-time finding (does it
-  name regional compilation or the cache?), its compile budget and pay-back sentence.
+  name regional compilation or the cache?), its compile budget and pay-back sentence;
+- `capture_user_cold`: `capturing()` (the user's caches, on) on an empty cache: a user's first
+  run, whose pay-back is checked against `whole_cold`'s stopwatch.
 Every arm times 5 eager steps first (the same process, before compiling), then the first
 compiled step (the compile) and `--steps` more. The stopwatch's pay-back is
 (first compiled step - eager step) / (eager step - compiled step). Rounds interleave the arms.
@@ -29,7 +31,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ARMS = ("whole_cold", "whole_warm", "capture_warm", "regional_cold", "capture_cold")
+ARMS = (
+    "whole_cold",
+    "whole_warm",
+    "capture_warm",
+    "regional_cold",
+    "capture_cold",
+    "capture_user_cold",
+)
 
 
 def build(model: str, tiny: bool, device: str):
