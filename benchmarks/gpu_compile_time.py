@@ -146,7 +146,9 @@ def arm(name: str, model: str, tiny: bool, steps: int) -> dict:
             compile_time_rank=kinds.index("compile_time") + 1 if ct else None,
             compile_time_fixes=[x.title for x in ct.fixes] if ct else [],
             budget=[r for r in table if r["compile_id"] is None],
-            summary_line=str(c).splitlines()[1] if len(str(c).splitlines()) > 1 else "",
+            summary_line=next(
+                (x for x in str(c).splitlines() if x.startswith("compile time")), ""
+            ),
         )
     else:
         walls = timed_compiled(1 + steps)
