@@ -29,7 +29,6 @@ function renderHead(root, data) {
   if (data.source && data.source !== "live") line += ` \u00b7 from ${data.source}`;
   head.appendChild(document.createTextNode(line));
   root.appendChild(head);
-  if (data.compile_line) root.appendChild(el("div", { class: "cs-muted", "data-compile-time": "" }, data.compile_line));
   if (data.partial) root.appendChild(el("div", { class: "cs-warn", "data-partial": "1" }, `PARTIAL: ${data.partial}; what compiled before is shown`));
   for (const s of data.skipped) root.appendChild(el("div", { class: "cs-muted" }, `skipped ${s.count}: ${s.reason}`));
   // The capture's own note (why nothing compiled, say), over every tab.

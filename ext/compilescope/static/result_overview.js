@@ -158,6 +158,8 @@ export function renderOverview(p, data, links, actions) {
   let columns = null;
   if (data.compiles.length) {
     const table = compileTable(data, openCompile);
+    // The capture's compile time (cold or warm) and its pay-back, over the table of its parts.
+    if (data.compile_line) p.appendChild(el("div", { class: "cs-muted", "data-compile-time": "" }, data.compile_line));
     p.appendChild(table.scroll);
     columns = table.columns;
   } else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));

@@ -1732,6 +1732,7 @@ function renderOverview(p, data, links, actions) {
   let columns = null;
   if (data.compiles.length) {
     const table = compileTable(data, openCompile);
+    if (data.compile_line) p.appendChild(el("div", { class: "cs-muted", "data-compile-time": "" }, data.compile_line));
     p.appendChild(table.scroll);
     columns = table.columns;
   } else p.appendChild(el("p", { class: "cs-empty", "data-no-compiles": "" }, data.nothing_compiled || "no compile ids in this capture."));
@@ -1923,7 +1924,6 @@ function renderHead(root, data) {
   if (data.source && data.source !== "live") line += ` \xB7 from ${data.source}`;
   head.appendChild(document.createTextNode(line));
   root.appendChild(head);
-  if (data.compile_line) root.appendChild(el("div", { class: "cs-muted", "data-compile-time": "" }, data.compile_line));
   if (data.partial) root.appendChild(el("div", { class: "cs-warn", "data-partial": "1" }, `PARTIAL: ${data.partial}; what compiled before is shown`));
   for (const s of data.skipped) root.appendChild(el("div", { class: "cs-muted" }, `skipped ${s.count}: ${s.reason}`));
   if (data.note) root.appendChild(el("div", { class: "cs-note", "data-capture-note": "" }, data.note));
