@@ -146,9 +146,7 @@ def arm(name: str, model: str, tiny: bool, steps: int) -> dict:
             compile_time_rank=kinds.index("compile_time") + 1 if ct else None,
             compile_time_fixes=[x.title for x in ct.fixes] if ct else [],
             budget=[r for r in table if r["compile_id"] is None],
-            summary_line=next(
-                (x for x in str(c).splitlines() if x.startswith("compile time")), ""
-            ),
+            summary_line=next((x for x in str(c).splitlines() if x.startswith("compile time")), ""),
         )
     else:
         walls = timed_compiled(1 + steps)

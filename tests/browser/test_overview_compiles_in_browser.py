@@ -59,7 +59,9 @@ def test_one_row_per_restarted_id_and_every_id_in_the_waterfall(browser, capture
     line = page.locator("[data-compile-time]").inner_text()
     # The figure over the table is the same one of compile time, with the graphs' pay-back (a
     # capture timed its graphs alone: per call of the code, not per training step).
-    assert line.startswith("compile time 25.47 s. Compiling pays back after ") and "per call" in line
+    assert (
+        line.startswith("compile time 25.47 s. Compiling pays back after ") and "per call" in line
+    )
     # The id link opens the attempt that ran.
     rows.locator("button", has_text="2/0_1").click()
     assert (

@@ -23,7 +23,7 @@ from ..model.capture import Capture
 from ..model.kernel_table import timed_kernels
 from ..model.partition import BudgetSweep
 from .figure_base import ShownFigure, label_text
-from .plain_charts import stage_rows
+from .plain_charts import stage_rows, waterfall_title
 
 _BLUE, _GREEN, _PURPLE, _GREY = "#6366f1", "#10b981", "#7c3aed", "#9ca3af"
 
@@ -47,7 +47,7 @@ def stage_waterfall(capture: Capture, max_rows: int = 30, max_depth: int = 2) ->
     every = [s for r in rows for s in r.runs]
     start = min(s.start_us for s in every)
     end = max(s.start_us + s.duration_us for s in every)
-    fig, ax = _figure(len(rows), f"compile stages (waterfall, {(end - start) / 1e6:.2f} s)")
+    fig, ax = _figure(len(rows), waterfall_title(capture, (end - start) / 1e6))
     for row, r in enumerate(rows):
         alpha = 0.9 - 0.15 * min(r.depth, 4)
         for s in r.runs:

@@ -8,7 +8,7 @@ from html import escape
 
 from ..common import byte_scale, human_bytes
 from ..model.capture import Capture
-from ..model.compile import StageTime
+from ..model.compile import StageTime, compile_seconds
 
 _BLUE, _PURPLE = "#6366f1", "#7c3aed"
 _ROW, _LABEL_W, _BAR_W, _NOTE_W = 18, 300, 520, 110
@@ -90,6 +90,14 @@ def _svg(title: str, rows: list[tuple[str, list[tuple[float, float]], str, str]]
     return "".join(out)
 
 
+def waterfall_title(capture: Capture, span_s: float) -> str:
+    """The waterfall's title: the capture's compile time (the one figure) and the wall time
+    its stages span (longer: the code runs between a forward's compile and its backward's)."""
+    took = compile_seconds(capture.compiles)
+    figure = f"compile time {took:.2f} s, " if took is not None else ""
+    return f"compile stages ({figure}over {span_s:.2f} s of wall time)"
+
+
 def stage_chart(capture: Capture) -> str:
     """The compile-stage waterfall as SVG ("" when no stage was timed)."""
     rows = stage_rows(capture)
@@ -104,7 +112,7 @@ def stage_chart(capture: Capture) -> str:
         total = sum(s.duration_us for s in r.runs) / 1e3
         note = f"{total:.1f} ms" + (f" in {len(r.runs)} runs" if len(r.runs) > 1 else "")
         drawn.append((r.label, bars, note, _BLUE))
-    title = f"compile stages (waterfall, {span / 1e6:.2f} s)"
+    title = waterfall_title(capture, span / 1e6)
     return _svg(title, drawn, f"0 to {span / 1e3:.0f} ms since the first stage began")
 
 
