@@ -247,3 +247,25 @@ def test_the_compile_line_in_the_script_free_html(loaded):
     html = compilescope.to_html(capture)
     line = re.search(r"data-compile-time=''>([^<]*)<", html)
     assert line is not None and line.group(1).startswith("compile time ")
+
+
+def test_kernels_compiled_on_one_thread_get_parallel_compiles():
+    serial = {"inductor_config": '{"compile_threads": 1, "max_autotune": false}'}
+    missed = (CacheEvent("fx_graph_cache", "miss"),)
+    capture = Capture(
+        compiles=(_compile("0/0", COLD, metrics=serial, cache_events=missed),), caches="user"
+    )
+    (f,) = compile_time_findings(capture)
+    assert [x.title for x in f.fixes] == [
+        "compile kernels in parallel",
+        "reuse torch's compile caches",
+    ]
+    assert "TORCHINDUCTOR_COMPILE_THREADS" in f.fixes[0].change
+    # Two threads (this machine's cores): nothing to say about it.
+    parallel = {"inductor_config": '{"compile_threads": 2}'}
+    capture = Capture(
+        compiles=(_compile("0/0", COLD, metrics=parallel, cache_events=missed),), caches="user"
+    )
+    assert "compile kernels in parallel" not in [
+        x.title for x in compile_time_findings(capture)[0].fixes
+    ]

@@ -205,6 +205,17 @@ _COMPILE_ENTRIES = (
         "same 0.038 s for 50 calls",
     ),
     Remedy(
+        "compile_threads",
+        "compile kernels in parallel",
+        "kernel compilation a large share of a cold compile, with Inductor compiling kernels "
+        "on one thread (`compile_threads` 1)",
+        "let Inductor compile kernels in parallel worker processes: `TORCHINDUCTOR_COMPILE_THREADS"
+        "=<cores>` in the environment before starting Python (torch's default is the number of "
+        "cores, up to 32, where the platform allows it)",
+        "the workers take memory and CPU while compiling; nothing changes in the kernels",
+        "torch.compile docs: Inductor configuration (compile_threads)",
+    ),
+    Remedy(
         "nothing_to_change",
         "nothing to change",
         "compile time that no catalog remedy cuts (warm already, no repeated blocks, no "

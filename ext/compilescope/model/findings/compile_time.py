@@ -22,6 +22,7 @@ _CACHED_WORK = (
 )
 _CACHED_SHARE = 0.30  # of a cold compile, before the cache is worth naming
 _AUTOTUNE_SHARE = 0.20
+_SERIAL_SHARE = 0.40  # kernel compilation, of a cold compile, before one thread is worth naming
 _RECOMPILE_SHARE = 0.20
 # Compiling blocks alone pays where many blocks share few compiled graphs: blocks per distinct
 # block (same parameters, same shapes). A 12-layer GPT-2 (12 per 1) compiled 2.2x faster by
@@ -179,6 +180,8 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
     autotuning = max(budget.share("autotuning"), tuned_s / budget.seconds)
     if _autotuned(capture) or autotuning >= _AUTOTUNE_SHARE:
         fixes.append(remedy("autotune_cost").fix())
+    if budget.share(KERNEL_COMPILE) >= _SERIAL_SHARE and not budget.warm and _serial(capture):
+        fixes.append(remedy("compile_threads").fix())
     cached = sum(budget.share(w) for w in _CACHED_WORK)
     cache_fix = remedy("warm_cache").fix() if not budget.warm and cached >= _CACHED_SHARE else None
     if cache_fix is not None and budget.caches == "fresh" and not fixes:
@@ -215,6 +218,15 @@ def _nothing(budget: CompileBudget) -> Fix:
             "cache's artifacts below)"
         )
     return nothing.fix(change=change)
+
+
+def _serial(capture: Capture) -> bool:
+    """Inductor compiled kernels on one thread (its `compile_threads`, as torch logged it)."""
+    for c in capture:
+        config = c.metrics.get("inductor_config")
+        if isinstance(config, str) and re.search(r'"compile_threads": 1\b', config):
+            return True
+    return False
 
 
 def _autotuned(capture: Capture) -> bool:
