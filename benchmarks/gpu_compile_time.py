@@ -41,6 +41,10 @@ ARMS = (
 )
 
 
+# --lm-shape LAYERS,WIDTH,SEQ,BATCH overrides the LM's (a CPU run: 6,768,128,2).
+LM_SHAPE = os.environ.get("LM_SHAPE", "")
+
+
 def build(model: str, tiny: bool, device: str):
     """The model, its repeated blocks, a batch and its loss."""
     import torch
@@ -50,6 +54,8 @@ def build(model: str, tiny: bool, device: str):
         from transformers import GPT2Config, GPT2LMHeadModel
 
         layers, width, seq, batch = (3, 64, 32, 2) if tiny else (12, 768, 512, 8)
+        if LM_SHAPE:
+            layers, width, seq, batch = map(int, LM_SHAPE.split(","))
         config = GPT2Config(n_layer=layers, n_embd=width, n_head=max(width // 64, 1),
                             n_positions=seq, vocab_size=50257 if not tiny else 512)  # fmt: skip
         config._attn_implementation = "sdpa"
@@ -174,9 +180,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--tiny", action="store_true", help="small shapes, to try the script")
+    parser.add_argument("--lm-shape", help="LAYERS,WIDTH,SEQ,BATCH of the LM (e.g. 6,768,128,2)")
     parser.add_argument("--arms", default=",".join(ARMS), help="which arms, in order")
     parser.add_argument("--arm", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.lm_shape:
+        os.environ["LM_SHAPE"] = args.lm_shape  # the arms' processes read it
+        global LM_SHAPE
+        LM_SHAPE = args.lm_shape
     if args.arm:
         print("RESULT " + json.dumps(arm(args.arm, args.model, args.tiny, args.steps)))
         return
