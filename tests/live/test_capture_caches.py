@@ -58,6 +58,8 @@ def test_a_warm_cache_hits_under_capturing_and_fresh_compiles_cold(tmp_path, mon
     budget = compile_budget(warm)
     assert budget.warm and budget.label.startswith("warm: 1 of 1 compiles from torch's cache")
     assert "caches were left on" not in warm.note  # nothing missed the cache
+    # No partition lab without hearing the partitioner, and the compile says why.
+    assert warm[0].lab is None and "capturing(fresh=True)" in warm[0].lab_reason
     assert (inductor.fx_graph_cache, inductor.trace.provenance_tracking_level) == before
 
     torch._dynamo.reset()

@@ -192,6 +192,15 @@ class CaptureSession:
         finally:
             _lock.release()
 
+    def _no_lab(self) -> str:
+        """Why a compile has no partition lab, where the capture left the partitioner alone."""
+        if self._fresh:
+            return ""
+        return (
+            "torch's caches were left on (capturing()'s default), and hearing the partitioner "
+            "would change their keys: capturing(fresh=True) keeps the joint graph"
+        )
+
     @staticmethod
     def _compiled_cold(capture: Capture) -> bool:
         """Some compile missed (or bypassed) torch's caches: Inductor compiled it here."""
@@ -226,7 +235,7 @@ class CaptureSession:
             ("Triton IR", lambda c: with_triton_ir(c, self._started)),
             ("the autotuner's choices", with_autotune_choices),
             ("the autotuner's records", lambda c: with_autotune_records(c, self._autotune)),
-            ("the partition lab", lambda c: with_partition_labs(c, self.joints)),
+            ("the partition lab", lambda c: with_partition_labs(c, self.joints, self._no_lab())),
             ("memory held for backward", lambda c: with_held_memory(c, self.held)),
             (
                 "module paths",
