@@ -46,11 +46,12 @@ def _count(steps: float) -> str:
     return f"{n:,}" if n < 1_000_000 else f"{n / 1e6:.1f} million"
 
 
-def pay_back(capture: Compiles) -> PayBack | None:
+def pay_back(capture: Compiles, compile_s: float | None = None) -> PayBack | None:
     """Where both a compiled and an eager time were measured: the loop's own steps (real
     steps), else the compiled graphs timed alone (forward, and backward where timed) as one
-    call of the code. None where either is missing or nothing was compiled."""
-    seconds = compile_budget(capture).seconds
+    call of the code. None where either is missing or nothing was compiled. `compile_s`: the
+    capture's compile time where the caller has its budget already."""
+    seconds = compile_s if compile_s is not None else compile_budget(capture).seconds
     timings: Timings | None = getattr(capture, "timings", None)  # a rank's report has none
     if timings is None or seconds <= 0:
         return None
@@ -78,5 +79,5 @@ def compile_time_line(capture: Compiles) -> str:
         return ""
     label = f" ({budget.label})" if budget.label else ""
     line = f"compile time {budget.seconds:.2f} s{label}"
-    paid = pay_back(capture)
+    paid = pay_back(capture, budget.seconds)
     return f"{line}. {paid.sentence()}" if paid is not None else line

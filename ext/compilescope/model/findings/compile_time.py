@@ -121,7 +121,7 @@ def compile_time_findings(capture: Capture) -> list[Finding]:
     what = f"Compile time {budget.seconds:.1f} s{label}: {parts}."
     if budget.recompile_s >= 0.05:
         what += f" {budget.recompile_s:.1f} s of it in recompiles."
-    paid = pay_back(capture)
+    paid = pay_back(capture, budget.seconds)
     if paid is not None:
         what += " " + paid.sentence()
     work, seconds = budget.works[0]
@@ -178,9 +178,13 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
         if isinstance(t := c.metrics.get("compile_time_autotune_time_us"), (int, float))
     )
     autotuning = max(budget.share("autotuning"), tuned_s / budget.seconds)
-    if _autotuned(capture) or autotuning >= _AUTOTUNE_SHARE:
+    if _config_says(capture, _MAX_AUTOTUNE) or autotuning >= _AUTOTUNE_SHARE:
         fixes.append(remedy("autotune_cost").fix())
-    if budget.share(KERNEL_COMPILE) >= _SERIAL_SHARE and not budget.warm and _serial(capture):
+    if (
+        budget.share(KERNEL_COMPILE) >= _SERIAL_SHARE
+        and not budget.warm
+        and _config_says(capture, _ONE_COMPILE_THREAD)
+    ):
         fixes.append(remedy("compile_threads").fix())
     cached = sum(budget.share(w) for w in _CACHED_WORK)
     cache_fix = remedy("warm_cache").fix() if not budget.warm and cached >= _CACHED_SHARE else None
@@ -220,19 +224,15 @@ def _nothing(budget: CompileBudget) -> Fix:
     return nothing.fix(change=change)
 
 
-def _serial(capture: Capture) -> bool:
-    """Inductor compiled kernels on one thread (its `compile_threads`, as torch logged it)."""
-    for c in capture:
-        config = c.metrics.get("inductor_config")
-        if isinstance(config, str) and re.search(r'"compile_threads": 1\b', config):
-            return True
-    return False
+# What Inductor's config (as torch logged it with each compile) says of how it compiled.
+_ONE_COMPILE_THREAD = re.compile(r'"compile_threads": 1\b')
+_MAX_AUTOTUNE = re.compile(r'"max_autotune(_gemm)?": true')
 
 
-def _autotuned(capture: Capture) -> bool:
-    """Some compile ran with max-autotune on (Inductor's config, as torch logged it)."""
+def _config_says(capture: Capture, pattern: re.Pattern[str]) -> bool:
+    """Some compile's logged Inductor config matches `pattern`."""
     for c in capture:
         config = c.metrics.get("inductor_config")
-        if isinstance(config, str) and re.search(r'"max_autotune(_gemm)?": true', config):
+        if isinstance(config, str) and pattern.search(config):
             return True
     return False
