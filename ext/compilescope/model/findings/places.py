@@ -99,12 +99,3 @@ def frame_key(compile_: Compile) -> FrameKey:
     """What identifies a frame across its compiles (recompiles and restarts)."""
     cid = compile_.id
     return (cid.rank, cid.compiled_autograd_id, cid.frame_id)
-
-
-def compile_seconds(compile_: Compile) -> float:
-    """A compile's whole compile time: the frame's (all attempts) plus its backward's."""
-    total = compile_.compile_time_s or 0.0
-    backward = compile_.backward_metrics.get("backward_cumulative_compile_time_us")
-    if isinstance(backward, (int, float)):
-        total += backward / 1e6
-    return total

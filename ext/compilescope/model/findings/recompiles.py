@@ -7,12 +7,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ..capture import Capture
-from ..compile import OWN_HOOK_STATUS, Compile
+from ..compile import OWN_HOOK_STATUS, Compile, compile_seconds
 from ..place import Place
 from .parts import Cost, Counts, Finding, Fix, Setting
 from .places import (
     FrameKey,
-    compile_seconds,
     frame_key,
     frame_of,
     frame_places,
@@ -232,7 +231,7 @@ def recompile_findings(capture: Capture) -> list[Finding]:
                 compile_ids=tuple(str(c.id) for c, _ in items),
                 counts=Counts(recompiles=len(items), frames=1),
                 cost=Cost(
-                    compile_s=sum(compile_seconds(c) for c, _ in items) or None,
+                    compile_s=compile_seconds(c for c, _ in items),
                     note="compile time of the recompiles (forward and backward)",
                 ),
                 fixes=fixes,
@@ -339,7 +338,7 @@ def limit_findings(capture: Capture, registry: Registry | None = None) -> list[F
                 compile_ids=tuple(str(c.id) for c in [*recompiles, *hits]),
                 counts=Counts(recompiles=len(recompiles), frames=1, eager_frames=1),
                 cost=Cost(
-                    compile_s=sum(compile_seconds(c) for c in recompiles) or None,
+                    compile_s=compile_seconds(recompiles),
                     note="calls past the limit run uncompiled; compile time of the recompiles "
                     "before it",
                 ),

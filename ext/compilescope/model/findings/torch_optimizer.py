@@ -6,9 +6,9 @@ import re
 from dataclasses import replace
 
 from ..capture import Capture
+from ..compile import compile_seconds
 from ..place import Place
 from .parts import Finding, Fix, TorchText
-from .places import compile_seconds
 
 # A file of torch.optim, wherever torch is installed (a log may come from another machine).
 _TORCH_OPTIM = re.compile(r"[\\/]torch[\\/]optim[\\/][^\\/]+\.py$")
@@ -75,7 +75,7 @@ def compiled_fused_step(finding: Finding, update: str, capture: Capture) -> Find
     the break's; its compile ids and compile time are all that the fix saves: every frame of
     torch.optim that Dynamo compiled (the wrapper, `step`, the resume functions)."""
     optimizer = [c for c in capture if in_torch_optim(c.frame.place)]
-    compile_s = sum(compile_seconds(c) for c in optimizer)
+    compile_s = compile_seconds(optimizer) or 0.0  # the one definition, restarts once
     return replace(
         finding,
         compile_ids=tuple(str(c.id) for c in optimizer) or finding.compile_ids,
