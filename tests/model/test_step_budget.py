@@ -276,3 +276,32 @@ def test_a_collective_that_spins_past_the_step_is_never_more_than_the_step():
     parts = step_budget(r)
     assert sum(p.seconds for p in parts) == pytest.approx(0.0215)
     assert all(0 <= p.share <= 1 for p in parts)
+
+
+def test_an_eager_op_outside_the_graphs_names_the_users_function():
+    from compilescope.model.timing import OutsideWork
+
+    outside = (
+        OutsideWork("eager_op", "aten::mm", 0.004, 2.0, where="train.py:40 step"),
+        OutsideWork("eager_op", "aten::mm", 0.003, 1.0, where="train.py:12 log_stats"),
+    )
+    r = gpu_real(outside=outside, outside_graphs_s=0.007, between_s=0.013)
+    names = [p.name for p in step_budget(r)]
+    assert "eager aten::mm in train.py:40 step (outside the compiled graphs)" in names
+    assert "eager aten::mm in train.py:12 log_stats (outside the compiled graphs)" in names
+    eager = [f for f in findings(capture_of(r)) if f.kind == "eager_ops_outside"]
+    assert sorted(f.what.split(", outside")[0] for f in eager) == [
+        "`aten::mm` runs eagerly in train.py:12 log_stats",
+        "`aten::mm` runs eagerly in train.py:40 step",
+    ]
+
+
+def test_small_eager_ops_of_one_function_keep_its_name_once():
+    from compilescope.model.timing import OutsideWork
+
+    tiny = tuple(
+        OutsideWork("eager_op", "aten::add", 0.00001, 1.0, where=f"t.py:{i} f") for i in (1, 1)
+    )
+    parts = step_budget(gpu_real(outside=tiny, outside_graphs_s=0.00002, between_s=0.01998))
+    (grouped,) = [p for p in parts if "small eager ops" in p.name]
+    assert grouped.name == "2 small eager ops (aten::add) in t.py:1 f (outside the compiled graphs)"

@@ -169,23 +169,27 @@ def _grouped(works: list[OutsideWork], step: float) -> list[OutsideWork]:
             )  # fmt: skip
         )
     if small:
-        names = ", ".join(w.name for w in small[:4]) + (", ..." if len(small) > 4 else "")
+        unique = list(dict.fromkeys(w.name for w in small))
+        names = ", ".join(unique[:4]) + (", ..." if len(unique) > 4 else "")
+        places = {w.where for w in small}
         out.append(
             OutsideWork(
                 "eager_op",
                 f"{len(small)} small eager ops ({names})",
                 sum(w.seconds for w in small),
                 sum(w.calls for w in small),
+                where=places.pop() if len(places) == 1 else "",
             )  # fmt: skip
         )
     return sorted(out, key=lambda w: -w.seconds)
 
 
 def _work_name(w: OutsideWork) -> str:
+    where = f" in {w.where}" if w.where else ""
     if w.kind == "eager_op" and w.name.startswith("aten::"):
-        return f"eager {w.name} (outside the compiled graphs)"
+        return f"eager {w.name}{where} (outside the compiled graphs)"
     if w.kind == "eager_op":
-        return f"{w.name} (outside the compiled graphs)"
+        return f"{w.name}{where} (outside the compiled graphs)"
     if w.kind == "optimizer":
         return f"{w.name}, eager"
     if w.kind == "collective":

@@ -106,6 +106,9 @@ class OutsideWork:
     seconds: float  # per step
     calls: float  # per step
     overlapped_s: float = 0.0  # collectives: the time hidden under other kernels, per step
+    # eager ops: the user's function they ran in, "file.py:line fn" (line: the function's first
+    # line, as the profiler's Python tracer names a function); "" where none was seen
+    where: str = ""
 
 
 @dataclass(frozen=True)

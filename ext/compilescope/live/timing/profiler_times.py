@@ -37,6 +37,22 @@ def detaching_cupti() -> Iterator[None]:
             os.environ.pop("TEARDOWN_CUPTI", None)
 
 
+def profile_with_stacks(cuda: bool = True) -> Any:
+    """A CPU and CUDA profiler whose ops carry their Python stacks: `with_stack` alone fills
+    them on no torch we run on (2.11 to 2.14 give empty stacks); the experimental config's
+    `verbose` does (torch/csrc/profiler/kineto_shim, stacks kept only when verbose)."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    try:
+        config = torch._C._profiler._ExperimentalConfig(verbose=True)
+    except Exception:  # pragma: no cover - guard against profiler API drift: no places
+        return torch.profiler.profile(activities=activities)
+    return torch.profiler.profile(
+        activities=activities, with_stack=True, experimental_config=config
+    )
+
+
 Times = dict[tuple[str, str], list[float]]  # (role, kernel) -> seconds per call
 
 
@@ -183,7 +199,8 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
 
     # The profiler's own activity records and CUDA runtime calls CUPTI lists as device work.
     device = [d for d in device if not d[3].startswith(_PROFILER_OWN)]
-    groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    places = user_functions(events)
+    groups: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
     others: list[tuple[int, int]] = []  # every non-collective device interval, for overlap
     for linked, start, end, name in device:
         op = ops.get(linked)
@@ -192,10 +209,12 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
             others.append((start, end))
         if in_range(op):
             continue
-        groups.setdefault(_work_kind(name, op[2] if op else ""), []).append((start, end))
+        kind, label = _work_kind(name, op[2] if op else "")
+        where = places.get(linked, "") if kind == "eager_op" else ""
+        groups.setdefault((kind, label, where), []).append((start, end))
     union = _union(others)
     out = []
-    for (kind, label), spans in groups.items():
+    for (kind, label, where), spans in groups.items():
         total = sum(b - a for a, b in spans)
         hidden = sum(_covered(a, b, union) for a, b in spans) if kind == "collective" else 0
         out.append(
@@ -205,9 +224,53 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
                 (total - hidden) / 1e9 / steps,
                 len(spans) / steps,
                 hidden / 1e9 / steps,
+                where,
             )  # fmt: skip
         )
     return sorted(out, key=lambda w: -w.seconds)
+
+
+# Python functions that are not the user's: torch, installed packages, the standard library,
+# compilescope, built-ins. Paths as the profiler's Python tracer writes them ("torch/nn/...").
+_LIBRARY = ("torch/", "<built-in", "<frozen", "<string>", "compilescope/")
+_LIBRARY_IN = ("/site-packages/", "/dist-packages/", "/lib/python", "/compilescope/", "/torch/")
+
+
+def user_function(label: str) -> str | None:
+    """The Python tracer's "path(line): fn" as "file.py:line fn" when it is the user's code,
+    else None. The line is the function's first line: the tracer names functions, not lines."""
+    path, sep, rest = label.partition("(")
+    if not sep or path.startswith(_LIBRARY) or any(m in path for m in _LIBRARY_IN):
+        return None
+    line, sep, fn = rest.partition("): ")
+    if not sep or not line.isdigit():
+        return None
+    return f"{path.rsplit('/', 1)[-1]}:{line} {fn}"
+
+
+def user_functions(events: list[_KinetoEvent]) -> dict[int, str]:
+    """correlation id of each CPU op -> the innermost user function it ran in, from a profile
+    by `profile_with_stacks`; empty without stacks. Never raises: a place is a nicety, not the
+    timing."""
+    try:
+        return _by_op_stacks(events)
+    except Exception:  # pragma: no cover - guard against profiler API drift
+        return {}
+
+
+def _by_op_stacks(events: list[_KinetoEvent]) -> dict[int, str]:
+    """An op's event holds its Python stack, innermost first, under `profile_with_stacks`."""
+    cpu = torch.autograd.DeviceType.CPU
+    out: dict[int, str] = {}
+    for e in events:
+        if e.device_type() != cpu or e.linked_correlation_id() != 0:
+            continue
+        for frame in e.stack():
+            where = user_function(frame)
+            if where is not None:
+                out[e.correlation_id()] = where
+                break
+    return out
 
 
 _PROFILER_OWN = ("cuda", "Activity Buffer Request", "Buffer Flush")

@@ -27,7 +27,7 @@ from ...model.timing import OptimizerSeen, RealSteps, Sample
 from ..session import BEFORE_THE_BLOCK, CaptureSession
 from ..torch_bridge import cuda_event, cuda_initialized
 from .kernel_timer import CallLog, wrapped_kernels
-from .profiler_times import LABEL, detaching_cupti
+from .profiler_times import LABEL, detaching_cupti, profile_with_stacks
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with_role
@@ -255,8 +255,9 @@ class RealStepTimer:
             self._log_dicts.append(stack.enter_context(wrapping))
         self._wrapping = stack
         if self._gpu:
-            activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-            self._prof = torch.profiler.profile(activities=activities)
+            # With Python stacks: they name the user's function of each eager op outside the
+            # graphs (what they cost is in these steps' walls, not in the step's time).
+            self._prof = profile_with_stacks()
             self._cupti = detaching_cupti()
             self._cupti.__enter__()
             self._prof.start()

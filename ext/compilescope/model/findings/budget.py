@@ -140,8 +140,9 @@ def _work_finding(w: OutsideWork, step: float) -> Finding | None:
     if w.kind == "eager_op" and not w.name.startswith(("aten::_foreach", "aten::_fused")):
         return Finding(
             kind="eager_ops_outside",
-            what=f"`{w.name}` runs eagerly, outside every compiled graph: {per}.",
-            key=f"eager_ops_outside:{w.name}",
+            what=f"`{w.name}` runs eagerly{f' in {w.where}' if w.where else ''}, outside every "
+            f"compiled graph: {per}.",
+            key=f"eager_ops_outside:{w.name}:{w.where}",
             cost=cost,
             fixes=(remedy("compile_the_rest").fix(),),
         )
