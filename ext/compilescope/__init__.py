@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from typing import TYPE_CHECKING, Any, cast
 
-# What these imports make (the model's dataclasses, the modules they load) is kept for the life
-# of the process: the 26 collections they set off freed 141 objects and cost 3 ms of each
-# `compilescope report LOG` (issue 34). The collector is on again right after.
-_COLLECTING = gc.isenabled()
-gc.disable()
-try:
-    from .model.capture import Capture, Skipped, draw_with
-    from .model.compile import Compile
-    from .model.compile_id import CompileId
-    from .model.findings.parts import Finding, Fix, Setting
-    from .model.graph import Graph
-    from .model.kernel import Kernel
-    from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
-    from .model.serialize import FormatError
-    from .trace.reader import TraceError, load_trace
-finally:
-    if _COLLECTING:
-        gc.enable()
+from .model.capture import Capture, Skipped, draw_with
+from .model.compile import Compile
+from .model.compile_id import CompileId
+from .model.findings.parts import Finding, Fix, Setting
+from .model.graph import Graph
+from .model.kernel import Kernel
+from .model.partition import BudgetSweep, Partition, RepartitionUnavailable
+from .model.serialize import FormatError
+from .trace.reader import TraceError, load_trace
 
 __version__ = "0.1.0"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
@@ -170,8 +169,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """The command line `argv` (else sys.argv[1:]); returns the exit code. Called without
     `argv` (the console script, `python -m compilescope`), the process is the command: a
-    one-file report then runs without the cycle collector and ends the process once the page
-    is written (`_end_now`)."""
+    one-file report ends the process once the page is written (`_end_now`)."""
     args = _parser().parse_args(argv)
     if args.command == "demo":
         return _demo()
@@ -182,11 +180,6 @@ def main(argv: list[str] | None = None) -> int:
             return _report_pages(args)
         if args.command == "ranks":
             return _ranks(args)
-        if args.command == "report" and argv is None:
-            # Every object the report makes lives until the page is written (the cycles among
-            # them are a few closures): the collector only walked them again and again, 4% of
-            # the GPT-2 log's report (issue 34). The process ends right after, see _end_now.
-            gc.disable()
         cap = open_capture(args.path)
         if args.command == "report":
             code = _report(cap, args, shared=argv is None)

@@ -305,3 +305,9 @@ def test_small_eager_ops_of_one_function_keep_its_name_once():
     parts = step_budget(gpu_real(outside=tiny, outside_graphs_s=0.00002, between_s=0.01998))
     (grouped,) = [p for p in parts if "small eager ops" in p.name]
     assert grouped.name == "2 small eager ops (aten::add) in t.py:1 f (outside the compiled graphs)"
+
+
+def test_real_steps_print_in_words_with_their_budget():
+    text = str(gpu_real())
+    assert text.startswith("real steps (cuda, median of 10): compiled 25.000 ms per step")
+    assert "step budget" in text and "host-to-device copy (pageable): 17.000 ms (68%)" in text

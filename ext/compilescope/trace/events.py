@@ -7,12 +7,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from hashlib import md5
 from typing import Any, Literal
-
-try:  # CPython's own md5: hashlib loads OpenSSL first, 3 ms of each `report LOG` (issue 34)
-    from _md5 import md5  # type: ignore[import-not-found]
-except ImportError:  # a Python built without it
-    from hashlib import md5
 
 # glog prefix TorchLogsFormatter(trace=True) writes: `V1122 05:35:21.786000 1952 path.py:28] `
 _PREFIX = re.compile(r"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
