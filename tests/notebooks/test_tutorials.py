@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -41,6 +42,20 @@ def test_committed_notebooks_are_clean(path):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, (path.name, cell.source)
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_committed_notebooks_hold_the_language_info_lab_writes(path):
+    """Lab fills a notebook's `language_info` from the kernel when it opens it: a notebook
+    saved with less shows as modified at once (tests/browser/test_tutorials_open_clean.py).
+    Saved as the setup's kernel reports it; on another Python, Lab updates the version."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    saved = nbformat.read(path, as_version=4).metadata.get("language_info")
+    assert saved == IPythonKernel.language_info, (
+        f"{path.name}: re-save it with this Python's language_info (ipykernel's "
+        "IPythonKernel.language_info), as Lab does on open"
+    )
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
@@ -181,6 +196,8 @@ def test_tutorial_runs_in_the_binder_environment(binder_kernel, path):
         times.write(f"{path.name} {took:.1f} s\n")
 
     code = [c for c in nb.cells if c.cell_type == "code"]
+    if path.stem == "09_multiprocess_logs":
+        _check_the_multiprocess_job(code)
     for cell in code:
         errors = [o for o in cell.outputs if o.output_type == "error"]
         expected = "raises-exception" in cell.metadata.get("tags", [])
@@ -196,3 +213,23 @@ def test_tutorial_runs_in_the_binder_environment(binder_kernel, path):
             and any(m in o.data for m in RICH)
         ]
         assert rich, (path.name, _first_line(cell), [o.output_type for o in cell.outputs])
+
+
+def _printed(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def _check_the_multiprocess_job(code) -> None:
+    """What is ours in tutorial 09, strictly: both ranks' logs read whole and the rank report
+    says where they part. torch's known gloo teardown abort (pytorch/pytorch#179291), which the
+    job's barrier should prevent, is recognised by the notebook and reported here as a
+    warning, never passed silently; any other failure of the job fails the cell."""
+    printed = "".join(_printed(c) for c in code)
+    assert "ranks: (0, 1)" in printed or "ranks: [0, 1]" in printed, printed[-2000:]
+    assert "rank 1 parts from rank 0" in printed
+    if "a rank aborted at teardown" in printed:
+        warnings.warn(
+            "tutorial 09: a gloo rank aborted at teardown after its work "
+            "(pytorch/pytorch#179291); its logs were read whole",
+            stacklevel=2,
+        )
