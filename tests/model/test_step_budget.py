@@ -311,3 +311,14 @@ def test_real_steps_print_in_words_with_their_budget():
     text = str(gpu_real())
     assert text.startswith("real steps (cuda, median of 10): compiled 25.000 ms per step")
     assert "step budget" in text and "host-to-device copy (pageable): 17.000 ms (68%)" in text
+
+
+def test_the_optimizers_update_names_the_function_that_stepped_it():
+    from compilescope.model.timing import OutsideWork
+
+    outside = tuple(
+        OutsideWork("eager_op", f"aten::_foreach_{op}", 0.0004, 1.0, where="train.py:40 step")
+        for op in ("add_", "mul_")
+    )
+    names = [p.name for p in step_budget(gpu_real(outside=outside))]
+    assert "optimizer update (_foreach_add_, _foreach_mul_), eager in train.py:40 step" in names

@@ -160,12 +160,14 @@ def _grouped(works: list[OutsideWork], step: float) -> list[OutsideWork]:
     out = [w for w in works if w not in optimizer and w not in small]
     if optimizer:
         names = ", ".join(sorted({w.name.removeprefix("aten::") for w in optimizer}))
+        steps = {w.where for w in optimizer}
         out.append(
             OutsideWork(
                 "optimizer",
                 f"optimizer update ({names})",
                 sum(w.seconds for w in optimizer),
                 sum(w.calls for w in optimizer),
+                where=steps.pop() if len(steps) == 1 else "",
             )  # fmt: skip
         )
     if small:
@@ -191,7 +193,7 @@ def _work_name(w: OutsideWork) -> str:
     if w.kind == "eager_op":
         return f"{w.name}{where} (outside the compiled graphs)"
     if w.kind == "optimizer":
-        return f"{w.name}, eager"
+        return f"{w.name}, eager{where}"
     if w.kind == "collective":
         return f"collective {w.name} (exposed)"
     return w.name
