@@ -307,12 +307,6 @@ def test_small_eager_ops_of_one_function_keep_its_name_once():
     assert grouped.name == "2 small eager ops (aten::add) in t.py:1 f (outside the compiled graphs)"
 
 
-def test_real_steps_print_in_words_with_their_budget():
-    text = str(gpu_real())
-    assert text.startswith("real steps (cuda, median of 10): compiled 25.000 ms per step")
-    assert "step budget" in text and "host-to-device copy (pageable): 17.000 ms (68%)" in text
-
-
 def test_the_optimizers_update_names_the_function_that_stepped_it():
     from compilescope.model.timing import OutsideWork
 

@@ -212,12 +212,6 @@ class RealSteps:
     def speedup(self) -> float | None:
         return _ratio(self.eager, self.compiled)
 
-    def __str__(self) -> str:
-        """The steps in words: compiled and eager per step, the step budget, the gaps."""
-        from .summary import real_steps_lines  # summary reads these timings: imported late
-
-        return "\n".join(real_steps_lines(self))
-
 
 @dataclass(frozen=True)
 class Timings:
