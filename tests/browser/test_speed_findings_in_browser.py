@@ -1,5 +1,6 @@
 """Speed findings on the first screen, in real Chromium: a loop whose eager optimizer is most of
-the step shows that finding first, with its share, its line and its fix."""
+the step shows that finding first (after the verdict, where the compiled step is no faster than
+eager: on 2 CPU cores this tiny MLP's is not), with its share, its line and its fix."""
 
 from __future__ import annotations
 
@@ -31,15 +32,18 @@ def test_the_eager_optimizer_finding_comes_first_in_the_report(page, tmp_path):
                 opt.zero_grad()
     finally:
         torch.set_num_threads(threads)
-    found = compilescope.findings(cap.capture)
+    verdicts = ("compiled_slower", "compiled_not_faster")
+    found = [f for f in compilescope.findings(cap.capture) if f.kind not in verdicts]
     assert found[0].kind == "eager_optimizer", [f.kind for f in found]
     path = tmp_path / "speed.html"
     compilescope.to_html(cap.capture, path)
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"file://{path}")
     page.wait_for_selector(".cs-root[data-ready='1']", timeout=20_000)
-    first = page.locator(".cs-finding").first
-    assert first.get_attribute("data-kind") == "eager_optimizer"
+    kinds = page.locator(".cs-finding").evaluate_all("els => els.map(e => e.dataset.kind)")
+    assert [k for k in kinds if k not in verdicts][0] == "eager_optimizer", kinds
+    assert kinds.index("eager_optimizer") <= 1  # first, or right after the verdict
+    first = page.locator(".cs-finding[data-kind='eager_optimizer']").first
     text = first.inner_text()
     assert "Adam" in text and "of the step" in text and "fused=True" in text
     assert "test_speed_findings_in_browser.py" in text  # the line that builds the optimizer

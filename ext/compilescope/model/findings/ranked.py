@@ -26,6 +26,8 @@ from .torch_optimizer import in_torch_optim
 SEVERITY = {
     # The verdict first (issue 42): a compiled step slower than eager outranks every cause.
     "compiled_slower": 1000.0,
+    # ... and one that is not faster (compiling bought nothing measurable).
+    "compiled_not_faster": 1000.0,
     # No speed verdict could be made (too few steps, no optimizer step): said at the top.
     "steps_not_timed": 900.0,
     "eager_frame": 60.0,

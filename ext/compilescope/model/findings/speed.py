@@ -16,7 +16,7 @@ from .catalog import remedy
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
 from .places import optimizer_place
-from .verdict import verdict_findings
+from .verdict import VERDICTS, verdict_findings
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
@@ -56,7 +56,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *_channels_last_findings(capture, real),
         *budget_findings(capture, real),
     ]
-    return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind == "compiled_slower"]
+    return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in VERDICTS]
 
 
 def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:

@@ -16,53 +16,78 @@ if TYPE_CHECKING:
 _SLOWER_MARGIN = 1.05
 
 
+VERDICTS = ("compiled_slower", "compiled_not_faster")
+
+
 def verdict_findings(real: RealSteps) -> list[Finding]:
-    """The verdict first: where the compiled step is slower than the eager one (both measured
-    in the same run), say so with both numbers and the budget's largest parts."""
+    """The verdict first: where the compiled step is not faster than the eager one (both
+    measured in the same run), say so with both numbers and the budget's largest parts.
+
+    Slower beyond the windows' noise (by `_SLOWER_MARGIN` in the medians and in at least 3 of
+    4 pairs of steps) is "slower"; anything short of 5% faster by the medians is "not faster",
+    with what the steps say about the noise."""
     eager, compiled = real.eager, real.compiled
     if eager is None or eager.median_s <= 0:
         return []
-    if compiled.median_s <= eager.median_s * _SLOWER_MARGIN:
-        return []
+    if eager.median_s >= compiled.median_s * _SLOWER_MARGIN:
+        return []  # compiled is faster by more than the margin: no verdict to give
+    pairs = ""
     if real.step_walls and real.eager_walls:
         # Most pairs of steps agree (a compiled step slower than an eager one in at least 3
         # of 4 pairs): robust to a few slow steps on a busy machine, either way.
         slower = sum(c > e for c in real.step_walls for e in real.eager_walls)
-        if slower < 0.75 * len(real.step_walls) * len(real.eager_walls):
-            return []
-    elif compiled.min_s <= eager.median_s:
-        return []
+        total = len(real.step_walls) * len(real.eager_walls)
+        clearly = slower >= 0.75 * total
+        pairs = f"{slower} of {total} pairs of steps had the compiled one slower"
+    else:
+        clearly = compiled.min_s > eager.median_s
+    clearly = clearly and compiled.median_s > eager.median_s * _SLOWER_MARGIN
     lost = compiled.median_s - eager.median_s
     parts = sorted(step_budget(real), key=lambda p: -p.seconds)[:3]
     where = ", ".join(f"{p.name} {p.seconds * 1e3:.3f} ms ({p.share:.0%})" for p in parts)
     if all(p.kind == "unexplained" for p in parts):
         where = "not measured (the steps were timed whole, not split)"
-    what = (
-        f"The compiled step is slower than eager: {compiled.median_s * 1e3:.3f} ms compiled "
-        f"against {eager.median_s * 1e3:.3f} ms eager ({eager.median_s / compiled.median_s:.2f}x, "
-        f"medians of {compiled.repeats} and {eager.repeats} steps of this run), "
-        f"{lost * 1e3:.3f} ms lost per step. The compiled step's largest parts: {where}."
+    numbers = (
+        f"{compiled.median_s * 1e3:.3f} ms compiled against {eager.median_s * 1e3:.3f} ms eager "
+        f"({eager.median_s / compiled.median_s:.2f}x, medians of {compiled.repeats} and "
+        f"{eager.repeats} steps of this run)"
     )
+    if clearly:
+        kind = "compiled_slower"
+        what = (
+            f"The compiled step is slower than eager: {numbers}, {lost * 1e3:.3f} ms lost per step."
+        )
+    else:
+        kind = "compiled_not_faster"
+        noise = f"; {pairs}, so the steps' noise is as large as the difference" if pairs else ""
+        what = (
+            f"The compiled step is not faster than eager: {numbers}{noise}. Compiling buys "
+            "no measurable time on this step."
+        )
+    what += f" The compiled step's largest parts: {where}."
     fixes = (
         Fix(
             "code",
             "keep this step eager, or compile only what is faster",
             change="run the step without torch.compile (or wrap only the modules whose compiled "
             "graphs are faster, e.g. `block.compile()` per block), and compare again",
-            tradeoff="measured here: eager was faster by "
-            f"{lost * 1e3:.3f} ms a step; the findings below name the parts to fix if compiling "
-            "should stay",
+            tradeoff=(
+                f"measured here: eager was faster by {lost * 1e3:.3f} ms a step"
+                if lost > 0
+                else f"measured here: compiled was faster by only {-lost * 1e3:.3f} ms a step"
+            )
+            + "; the findings below name the parts to fix if compiling should stay",
             source="measured in this capture (stopwatch of the user's own steps)",
         ),
     )
     return [
         Finding(
-            kind="compiled_slower",
+            kind=kind,
             what=what,
-            key="compiled_slower",
+            key=kind,
             cost=Cost(
-                step_s=lost,
-                share=lost / compiled.median_s,
+                step_s=max(lost, 0.0),
+                share=max(lost, 0.0) / compiled.median_s,
                 note="time per step the compiled step takes beyond the eager one",
             ),
             fixes=fixes,
