@@ -342,3 +342,10 @@ def test_the_optimizers_update_names_the_function_that_stepped_it():
     )
     names = [p.name for p in step_budget(gpu_real(outside=outside))]
     assert "optimizer update (_foreach_add_, _foreach_mul_), eager in train.py:40 step" in names
+
+
+def test_a_loop_with_nothing_compiled_gets_no_not_faster_verdict():
+    # Eager against eager (nothing compiled ran): the not_compiled finding is the answer.
+    r = gpu_real(graphs=(), compiled=sample(0.0172), eager=sample(0.0172))
+    kinds = [f.kind for f in findings(capture_of(r))]
+    assert "not_compiled" in kinds and "compiled_not_faster" not in kinds

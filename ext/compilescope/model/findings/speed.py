@@ -47,8 +47,13 @@ def speed_findings(capture: Capture) -> list[Finding]:
         ]
     if real is None or real.compiled.median_s <= 0:
         return []
+    verdicts = verdict_findings(real)
+    if not real.graphs and not real.kernels and not any(c.kernels for c in capture):
+        # No compiled kernel ran in the steps: "not faster" would be eager against eager; the
+        # budget's not_compiled finding says what happened.
+        verdicts = [f for f in verdicts if f.kind != "compiled_not_faster"]
     found = [
-        *verdict_findings(real),
+        *verdicts,
         *_optimizer_findings(capture, real),
         *_launch_bound_findings(capture, real),
         *_tf32_findings(capture, real),
