@@ -1,5 +1,8 @@
-"""Every tutorial opens in JupyterLab unmodified: Lab does not mark it changed on load (a
-notebook that Lab rewrites on open shows as modified and asks to be saved; issue 44)."""
+"""A tutorial opens in JupyterLab unmodified: Lab does not mark it changed on load (a notebook
+that Lab rewrites on open shows as modified and asks to be saved; issue 44). Lab's one change
+on open was `language_info`; every tutorial's is checked without a browser
+(tests/notebooks/test_tutorials.py), and here Lab opens the one the issue named (4.5 s each:
+all eleven took 51 s of the suite)."""
 
 from __future__ import annotations
 
@@ -22,7 +25,9 @@ def tutorials(jupyter_server):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [p for p in TUTORIALS if p.stem == "10_make_it_faster"], ids=lambda p: p.stem
+)
 def test_a_tutorial_opens_in_lab_unmodified(page, tutorials, path):
     page.goto(
         f"{tutorials['base']}/lab/workspaces/cs-open-{path.stem}/tree/tutorials/{path.name}"
