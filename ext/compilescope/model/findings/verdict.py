@@ -1,4 +1,4 @@
-"""The verdict first: a compiled step slower than the eager one, measured in the same run, with where the difference lies."""
+"""The verdict first: a compiled step not faster than the eager one, measured in the same run, with where the time goes."""
 
 from __future__ import annotations
 
