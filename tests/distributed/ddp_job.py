@@ -63,6 +63,9 @@ def main() -> None:
         total = synced(torch.full((4,), float(rank)))
     assert torch.allclose(total, torch.full((4,), float(sum(range(world)) * 2 / world)))
     compilescope.write_rank(cap, f"{out}/live")
+    # Every rank waits here before tearing down: a gloo group destroyed while a peer still
+    # works can abort the process at exit (pytorch/pytorch#179291).
+    dist.barrier()
     dist.destroy_process_group()
 
 
