@@ -41,6 +41,8 @@ def test_library_and_malformed_labels_are_nobodys() -> None:
     assert user_function("<built-in method sum of Tensor object at 0x1>") is None
     assert user_function("/work/ext/compilescope/live/x.py(3): f") is None
     assert user_function("no parenthesis") is None
+    # A notebook cell's function is named by its cell, as everywhere else in compilescope.
+    assert user_function("<ipython-input-12-0a1b2c>(3): step") == "cell [12] line 3 step"
 
 
 def test_without_stacks_nothing_is_placed() -> None:
