@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from ...model.place import Place
 from ...model.timing import OutsideWork
 from ...trace.notebook_cells import notebook_cell
 from .memory import chrome_trace_events
@@ -238,20 +239,17 @@ _LIBRARY_IN = ("/site-packages/", "/dist-packages/", "/lib/python", "/compilesco
 
 
 def user_function(label: str) -> str | None:
-    """The Python tracer's "path(line): fn" as "file.py:line fn" (a notebook cell's as
-    "cell [N] line M fn") when it is the user's code, else None. The line is the function's
-    first line: the tracer names functions, not lines."""
+    """The Python tracer's "path(line): fn" as "dir/file.py:line fn" (a notebook cell's by its
+    cell, as every place is labelled) when it is the user's code, else None. The line is the
+    function's first line: the tracer names functions, not lines."""
     path, sep, rest = label.partition("(")
     if not sep or path.startswith(_LIBRARY) or any(m in path for m in _LIBRARY_IN):
         return None
     line, sep, fn = rest.partition("): ")
     if not sep or not line.isdigit():
         return None
-    cell = notebook_cell(path)
-    place = (
-        f"cell [{cell}] line {line}" if cell is not None else f"{path.rsplit('/', 1)[-1]}:{line}"
-    )
-    return f"{place} {fn}"
+    # "dir/file.py:12", or "cell [3] line 2": the one label of a place (model/place.py).
+    return f"{Place(path, int(line), fn, cell=notebook_cell(path)).label()} {fn}"
 
 
 def user_functions(events: list[_KinetoEvent]) -> dict[int, str]:
