@@ -291,3 +291,20 @@ def test_a_training_loop_gets_a_budget_that_adds_up_and_the_verdict_when_compile
     assert f"{real.compiled.median_s * 1e3:.3f} ms compiled against" in first.what
     assert f"{real.eager.median_s * 1e3:.3f} ms eager" in first.what
     assert "step budget" in cap.capture.summary()
+
+
+def test_on_a_gpu_the_profiled_split_window_is_shorter_and_the_note_says_so(monkeypatch):
+    # The step that ends the profiled window pays for the profile: 3 steps there, not 10
+    # (real_steps.PROFILED_STEPS; the figures are in benchmarks/RESULTS.md). No GPU here: the
+    # timer is told it runs on one.
+    from compilescope.live.timing import real_steps
+
+    monkeypatch.setattr(real_steps, "cuda_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    timer = real_steps.RealStepTimer(session=None, steps=10)  # type: ignore[arg-type]
+    assert timer._split_length() == real_steps.PROFILED_STEPS == 3
+    timer._heard = 0  # it heard the code compile, then the block ended before a window
+    assert timer.finish() is None
+    assert "then 10 timed and 3 more for the split" in timer.notes[-1]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert real_steps.RealStepTimer(session=None, steps=10)._split_length() == 10  # type: ignore[arg-type]

@@ -4,7 +4,8 @@ A step runs from one `optimizer.step()` to the next (torch's global optimizer ho
 optimizer). Once `settle` steps in a row have run without a new trace record (nothing compiled,
 nothing autotuned), the next `steps` steps are timed as they are (a stopwatch: CUDA events on a
 GPU); the `steps` after them with every compiled kernel wrapped (a clock around each call on a
-CPU; profiler ranges on a GPU, where the profiler also sees every other kernel), for the split.
+CPU), or `PROFILED_STEPS` of them on a GPU (profiler ranges, where the profiler also sees every
+other kernel), for the split.
 Then, if asked, one step and `eager_steps` more run with torch.compile's stance set to
 "force_eager" (the same code, not compiled; the first is eager's warm-up, untimed), unless an
 eager step may not fit in the device's memory. Nothing here may break the user's step: any
@@ -37,6 +38,14 @@ from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with
 # 4.01 GiB eager, on an H100); an eager step that runs out of memory would raise in the user's
 # own loop, so the eager window runs only where this much is free.
 EAGER_MEMORY_FACTOR = 3.0
+
+# Steps in the profiled split window on a GPU. The step that ends it pays for the profile (the
+# profiler's stop with Python stacks, then the analysis): on an H200, 10 steps froze that step
+# 22.8 s on a ResNet-50, 14.7 s on a GPT-2 124M, 12.6 s on a per-parameter AdamW loop; 3 steps
+# 6.9, 5.2 and 5.2 s, with the budget within 1.3% of the stopwatch either way
+# (benchmarks/RESULTS.md, "The step budget against a stopwatch"). A kernel's device time varies
+# little from step to step: the clean window's 10 walls give the step, these give its parts.
+PROFILED_STEPS = 3
 
 
 def eager_memory_verdict(
@@ -99,6 +108,7 @@ class RealStepTimer:
         self.say_no_optimizer = say_no_optimizer
         self._outcome: tuple[RealSteps | None, str] | None = None
         self.steps, self.eager_steps, self.settle = steps, eager_steps, settle
+        self._split_steps = steps  # PROFILED_STEPS where the window is profiled (a GPU)
         self.state = Phase.SETTLING
         self.result: RealSteps | None = None
         self.notes: list[str] = []
@@ -200,7 +210,7 @@ class RealStepTimer:
             if len(self._marks) == 2:  # sizes (bytes, FLOPs) from the first step's calls only
                 for log in self._logs().values():
                     log.sizing = False
-            if len(self._marks) > self.steps:
+            if len(self._marks) > self._split_steps:
                 self._finish_compiled()
         elif self.state is Phase.EAGER_WARM:  # the first eager step pays eager's own warm-up
             self._eager_marks = [self._now()]
@@ -212,6 +222,11 @@ class RealStepTimer:
                 self._leave_eager()
                 self._finish_eager()
                 self._go(Phase.DONE)
+
+    def _split_length(self) -> int:
+        """Steps of the split window: fewer where it is profiled (a GPU; see PROFILED_STEPS)."""
+        gpu = self._gpu or (torch.cuda.is_available() and cuda_initialized())
+        return min(self.steps, PROFILED_STEPS) if gpu else self.steps
 
     def _now(self) -> Any:
         if self._gpu:
@@ -257,6 +272,7 @@ class RealStepTimer:
         if self._gpu:
             # With Python stacks: they name the user's function of each eager op outside the
             # graphs (what they cost is in these steps' walls, not in the step's time).
+            self._split_steps = self._split_length()
             self._prof = profile_with_stacks()
             self._cupti = detaching_cupti()
             self._cupti.__enter__()
@@ -418,8 +434,8 @@ class RealStepTimer:
             # split from the steps there were; no eager steps to compare with.
             self.notes.append(
                 f"the code ended after {self._boundaries} optimizer steps: the split is from "
-                f"{len(self._marks) - 1} steps (of {self.steps}), and no eager steps were timed "
-                f"({self._boundaries + self.steps - len(self._marks) + 2 + self.eager_steps} steps "
+                f"{len(self._marks) - 1} steps (of {self._split_steps}), and no eager steps were "
+                f"timed ({self._boundaries + self._split_steps - len(self._marks) + 2 + self.eager_steps} steps "
                 "in all would do)"
             )
             self._finish_compiled(then_eager=False)
@@ -437,7 +453,11 @@ class RealStepTimer:
                 "step_walls": tuple(walls),
             }
             needed = (
-                self._boundaries + (self.steps - len(walls)) + self.steps + 1 + self.eager_steps
+                self._boundaries
+                + (self.steps - len(walls))
+                + self._split_length()
+                + 1
+                + self.eager_steps
             )
             self.notes.append(
                 f"the code ended after {self._boundaries} optimizer steps: {len(walls)} steps "
@@ -450,7 +470,7 @@ class RealStepTimer:
                 f"the code ended after {self._boundaries} optimizer step"
                 f"{'' if self._boundaries == 1 else 's'}, before a window of "
                 f"real steps ran: it needs {self.settle} steps in a row with nothing compiling, "
-                f"then {self.steps} timed and {self.steps} more for the split"
+                f"then {self.steps} timed and {self._split_length()} more for the split"
                 if self._heard >= 0
                 else "no optimizer.step() ran: real steps are counted from one to the next"
             )
