@@ -1,0 +1,242 @@
+"""Does the step budget add up to a stopwatch, on every loop we have (issue 42's check)?
+
+    PYTHONPATH=ext:benchmarks python benchmarks/suites/step_budget.py OUT --set blind|zoo|real
+        [--loops a,b] [--deadline SECONDS] [--keep a,b]
+
+One fresh process per loop runs it under `compilescope.capturing()` for 40 steps, with the
+user's own stopwatch around every step (a CUDA event before each call of `step()`, as a user
+would time a loop), then 20 steps more after the block. It records:
+- the budget's parts and their sum (compilescope's median compiled step);
+- `same_steps`: the stopwatch's median over the steps compilescope timed (the window's first
+  step and count come from the capture), less the last, whose end holds the profiler's start:
+  whether the parts add up to what a stopwatch saw on those steps, with the loop's own
+  drift out of the comparison;
+- `after`: the stopwatch's median over the 20 steps after the block (the issue's wording), and
+  `after_halves`: its first 10 steps' median over its last 10's, the loop's own drift;
+- negative parts, the unexplained share, the top 5 findings, and the rank (1-3) at which a
+  finding names the loop's remedy (blind set: its REMEDY_WORDS; zoo: its EXPECTED words).
+
+Sets: `blind` (benchmarks/data/blind_set/, single-process loops), `zoo` (gpu_speed_zoo.py's loops, as
+written), `real` (two realistic models: a transformers GPT-2 124M in bf16 autocast with fused
+AdamW, a torchvision ResNet-50 in bf16 autocast with fused SGD, batch 64 at 224 px).
+Writes OUT/step_budget_<set>.json after every process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+STEPS, AFTER = 40, 20
+REAL = {
+    "gpt2_124m_bf16": ("budget", ()),  # nothing to name: the budget is the check
+    "resnet50_bf16": ("budget", ()),
+}
+
+
+def _real_loop(loop: str):
+    import torch
+
+    torch.manual_seed(0)
+    if loop == "gpt2_124m_bf16":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        model = GPT2LMHeadModel(GPT2Config()).cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        ids = torch.randint(0, 50257, (8, 512), device="cuda")
+        compiled = torch.compile(model)
+
+        def step():
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = compiled(input_ids=ids, labels=ids).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+        return step
+    import torchvision
+
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").contiguous(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    compiled = torch.compile(model)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(compiled(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
+def _loop(kind: str, loop: str):
+    """(step function, words that name its remedy)."""
+    if kind == "blind":
+        from suites.blind_set import _module
+
+        module = _module(loop)
+        step, _ = module.build("cuda", False)
+        return step, tuple(module.REMEDY_WORDS)
+    if kind == "zoo":
+        from suites import speed_zoo as gpu_speed_zoo
+
+        return gpu_speed_zoo.build(loop, "base"), (gpu_speed_zoo.EXPECTED[loop][1],)
+    return _real_loop(loop), REAL[loop][1]
+
+
+def _durations(marks) -> list[float]:
+    return [a.elapsed_time(b) / 1e3 for a, b in zip(marks, marks[1:], strict=False)]
+
+
+def worker(kind: str, loop: str, out: Path, keep: bool) -> None:
+    import compilescope
+    import torch
+    from compilescope.model.step_budget import step_budget
+
+    step, words = _loop(kind, loop)
+    marks = []
+    started = time.perf_counter()
+    with compilescope.capturing() as cap:
+        for _ in range(STEPS):
+            marks.append(torch.cuda.Event(enable_timing=True))
+            marks[-1].record()
+            step()
+        marks.append(torch.cuda.Event(enable_timing=True))
+        marks[-1].record()
+        torch.cuda.synchronize()
+    took = time.perf_counter() - started
+    after_marks = [torch.cuda.Event(enable_timing=True) for _ in range(AFTER + 1)]
+    for i in range(AFTER):
+        after_marks[i].record()
+        step()
+    after_marks[AFTER].record()
+    torch.cuda.synchronize()
+    inside, after = _durations(marks), _durations(after_marks)
+    capture = cap.capture
+    real = capture.timings.real_steps if capture.timings else None
+    found = compilescope.findings(capture)
+    parts = step_budget(real) if real is not None else ()
+    listed = [
+        {
+            "kind": f.kind,
+            "what": f.what,
+            "share": f.cost.share,
+            "fixes": [fx.title + ": " + (fx.python() or fx.change) for fx in f.fixes],
+        }
+        for f in found[:5]
+    ]
+    named = None
+    for i, f in enumerate(listed[:3], 1):
+        text = (f["what"] + " " + " ".join(f["fixes"])).lower()
+        if words and any(w.lower() in text for w in words):
+            named = i
+            break
+    record: dict = {
+        "set": kind,
+        "loop": loop,
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "capture_s": took,
+        "inside_step_s": inside,
+        "after_step_s": after,
+        "after_s": statistics.median(after),
+        "after_halves": statistics.median(after[:10]) / statistics.median(after[10:]),
+        "note": capture.timings.real_steps_note if capture.timings else "",
+        "findings": listed,
+        "named_at": named,
+    }
+    if real is not None:
+        # The window's last step, as the user's stopwatch sees it, also holds the profiler's
+        # start (the timer opens the split window at that step's optimizer step): the steps
+        # compared are the window's others.
+        first = real.first_step or 0
+        window = inside[first : first + len(real.step_walls) - 1]
+        budget_sum = sum(p.seconds for p in parts)
+        record.update(
+            {
+                "compiled_s": real.compiled.median_s,
+                "eager_s": real.eager.median_s if real.eager else None,
+                "window_first_step": first,
+                "window_steps": len(real.step_walls),
+                "compilescope_walls_s": list(real.step_walls),
+                "budget": [
+                    {"kind": p.kind, "name": p.name, "s": p.seconds, "share": p.share}
+                    for p in parts
+                ],
+                "budget_sum_s": budget_sum,
+                "same_steps_s": statistics.median(window) if window else None,
+                "budget_vs_same_steps": budget_sum / statistics.median(window) if window else None,
+                "budget_vs_after": budget_sum / statistics.median(after),
+                "negative_parts": [p.name for p in parts if p.seconds < 0],
+                "unexplained_share": sum(p.share for p in parts if p.kind == "unexplained"),
+            }
+        )
+    out.write_text(json.dumps(record, indent=1))
+    if keep:
+        out.with_suffix(".capture.json").write_text(capture.to_json())
+
+
+def loops_of(kind: str) -> list[str]:
+    if kind == "blind":
+        from suites.blind_set import loops
+
+        return loops()
+    if kind == "zoo":
+        from suites.speed_zoo import EXPECTED
+
+        return list(EXPECTED)
+    return list(REAL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--set", dest="kind", choices=("blind", "zoo", "real"), required=True)
+    parser.add_argument("--loops", default="")
+    parser.add_argument("--deadline", type=float, default=540.0)
+    parser.add_argument("--keep", default="")
+    parser.add_argument("--worker", nargs=2, metavar=("LOOP", "FILE"))
+    args = parser.parse_args()
+    if args.worker:
+        loop, file = args.worker
+        worker(args.kind, loop, Path(file), loop in args.keep.split(","))
+        return
+    args.out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp())
+    start, runs, errors = time.time(), [], []
+    for loop in args.loops.split(",") if args.loops else loops_of(args.kind):
+        if time.time() - start > args.deadline:
+            break
+        file = scratch / f"{loop}.json"
+        cmd = [sys.executable, __file__, str(args.out), "--set", args.kind, "--worker", loop,
+               str(file), "--keep", args.keep]  # fmt: skip
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
+        if done.returncode != 0 or not file.exists():
+            errors.append(f"== {loop}\n{done.stderr[-6000:]}")
+            (args.out / f"errors_{args.kind}.txt").write_text("\n".join(errors))
+            continue
+        runs.append(json.loads(file.read_text()))
+        kept = file.with_suffix(".capture.json")
+        if kept.exists():
+            (args.out / f"{loop}.capture.json").write_text(kept.read_text())
+        (args.out / f"step_budget_{args.kind}.json").write_text(json.dumps(runs, indent=1))
+        r = runs[-1]
+        print(loop, f"{time.time() - start:.0f}s", "same", r.get("budget_vs_same_steps"),
+              "after", r.get("budget_vs_after"), "unexpl", r.get("unexplained_share"),
+              "named", r["named_at"], [f["kind"] for f in r["findings"][:3]], flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
