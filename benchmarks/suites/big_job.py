@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import platform
 import re
 import shutil
@@ -137,6 +138,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, help="compilescope's worker processes")
     parser.add_argument("--no-tlparse", action="store_true")
     parser.add_argument("--loads", type=int, default=5, help="index loads in Chromium per run")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     tlparse = shutil.which("tlparse") or str(Path(sys.executable).with_name("tlparse"))
     with tempfile.TemporaryDirectory(prefix="bench_big_job_") as tmp:
@@ -189,6 +191,44 @@ def main() -> None:
     print(f"\nindex.html {index_bytes / 2**20:.1f} MiB, report folder {folder_bytes / 2**20:.0f} "
           f"MiB ({pages} pages); index first contentful paint in Chromium: "
           f"{spread(paints, 'ms', 0)} over {len(paints)} loads")  # fmt: skip
+    if args.json:
+        import rows
+
+        found = [(what, "compilescope report --pages, wall", "s", [w for w, _ in ours]),
+                 (what, "compilescope report --pages, peak RSS", "MiB", [m for _, m in ours]),
+                 (what, "index first contentful paint", "ms", paints)]  # fmt: skip
+        if theirs:
+            found += [(what, "tlparse --all-ranks-html, wall", "s", [w for w, _ in theirs]),
+                      (what, "tlparse --all-ranks-html, peak RSS", "MiB", [m for _, m in theirs])]  # fmt: skip
+        rows.save_figures(args.json, found)
+
+
+SUITE = {
+    "name": "cpu-big-job",
+    "device": "CPU",
+    "measures": "`compilescope report --pages` of a synthesized 1 GB, 64-rank job against "
+    "tlparse --all-ranks-html: wall, peak memory of all processes, the index's first paint",
+}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
+    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
+    return convert(out / "figures.json", {}, " ".join(args))
+
+
+# The last run of this code's ancestor was reported, not recorded: transcribed from RESULTS.md
+# of 87f12c2 ("Two processes for the one-file report", the 1 GB job).
+RECORDED = [("raw/big_job/distinct_2026-11-26.json", {}, "--runs 1 --distinct")]
 
 
 if __name__ == "__main__":

@@ -140,7 +140,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--copies", type=int, default=5)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
+    FOUND.clear()
     import torch  # only for the version line
 
     print(f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, ", end="")
@@ -166,14 +168,17 @@ def main() -> None:
             f"\n### GPT-2 fixture ({size:.1f} MB, {full[-1]['nodes']} graph nodes, "
             f"{full[-1]['kernels']} kernels)\n"
         )
+        CASE[0] = f"GPT-2 fixture, {size:.1f} MB"
         report("tlparse (writes its HTML report)", [t[0] for t in tl], [t[1] for t in tl])
         report("load_trace (lazy)", *times(lazy, "open"))
         report("load_trace + every graph parsed, every kernel split", *times(full, "total"))
         print(f"- peak memory above start, all parsed: {spread(peak, 'MB', 1)}")
+        FOUND.append((CASE[0], "peak memory above start, all parsed", "MB", peak))
         for what, index in (("wall", 0), ("CPU", 1)):
             key = "total_s" if index == 0 else "total_cpu_s"
             ratio = [f[key] / t[index] for f, t in zip(full, tl, strict=True)]
             print(f"- all parsed / tlparse, {what}, per alternating run: {spread(ratio, 'x', 2)}")
+            FOUND.append((CASE[0], f"all parsed / tlparse, {what}, per run", "x", ratio))
 
         big = tmp / "ranks"
         big.mkdir()
@@ -189,23 +194,62 @@ def main() -> None:
             f"\n### Multi-rank log: {args.ranks} ranks x {args.copies} copies of the fixture, "
             f"{total / 1e6:.0f} MB, {opened[-1]['compiles']} compile ids\n"
         )
+        CASE[0] = f"{args.ranks} ranks x {args.copies} copies, {total / 1e6:.0f} MB"
         report("load_trace (lazy; target <= 1 s)", *times(opened, "open"))
         ratios = [r["peak_kib"] * 1024 / total for r in opened]
         print(f"- peak memory above start / log size, lazy: {spread(ratios, 'x', 2)}; target <= 3")
+        FOUND.append((CASE[0], "peak memory above start / log size, lazy", "x", ratios))
         ratios = [r["peak_kib"] * 1024 / total for r in parsed]
         print(f"- the same, all parsed: {spread(ratios, 'x', 2)}")
+        FOUND.append((CASE[0], "peak memory above start / log size, all parsed", "x", ratios))
         report("load_trace + every graph parsed, every kernel split", *times(parsed, "total"))
         size = one.stat().st_size / 1e6
         report(f"tlparse, one rank's file ({size:.0f} MB)", *zip(*tl_one, strict=True))
         report("tlparse --all-ranks-html, the whole folder", *zip(*tl_all, strict=True))
+    if args.json:
+        import rows
+
+        rows.save_figures(args.json, FOUND)
 
 
 def times(results: list[dict], what: str) -> tuple[list[float], list[float]]:
     return [r[f"{what}_s"] for r in results], [r[f"{what}_cpu_s"] for r in results]
 
 
+CASE = [""]  # the log the figures being printed are of
+FOUND: list[tuple] = []  # (case, metric, unit, values), for --json
+
+
 def report(label: str, wall, cpu) -> None:
     print(f"- {label}: wall {spread(list(wall))}; CPU {spread(list(cpu))}")
+    FOUND.append((CASE[0], f"{label}, wall", "s", list(wall)))
+    FOUND.append((CASE[0], f"{label}, CPU", "s", list(cpu)))
+
+
+SUITE = {
+    "name": "cpu-big-logs",
+    "device": "CPU",
+    "measures": "`load_trace` of the GPT-2 log and of a synthesized multi-rank log against "
+    "tlparse: time and peak memory (its `make_big_log` makes the big logs of other suites)",
+}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
+    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
+    return convert(out / "figures.json", {}, " ".join(args))
+
+
+RECORDED: list = []  # no run of today's code is committed yet: see results/cpu-big-logs.md
 
 
 if __name__ == "__main__":

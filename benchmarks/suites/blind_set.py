@@ -215,5 +215,63 @@ def main() -> None:
     print(json.dumps(summarise(runs), indent=1))
 
 
+SUITE = {
+    "name": "gpu-blind-set",
+    "device": "GPU",
+    "measures": "on 10 single-GPU loops written blind: do the top 3 findings name the source's "
+    "remedy, does the budget add up, and what the remedy gives without compilescope",
+}
+# Triton, Python and the dates are the run's report's (RESULTS.md of 87f12c2, "Blind set").
+_H100 = {"triton": "3.6", "python": "3.12", "date": "2026-11-27"}
+RECORDED = [
+    ("raw/blind_set/final_capture_h100.json", _H100, "--pairs 0"),
+    ("raw/blind_set/run1_h100.json", _H100, "--pairs 2"),
+    ("raw/blind_set/run2_h100.json", _H100, "--pairs 2"),
+    ("raw/blind_set/run3_h100.json", _H100, "--pairs 2"),
+]
+# Runs 1-3 captured each loop before the findings were final (the judging is the final run's):
+# their rows are the remedies' speedups only.
+BEFORE_FINAL = {"run1_h100.json", "run2_h100.json", "run3_h100.json"}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    first = record["runs"][0] if record["runs"] else {}
+    given = {"machine": first.get("device"), "torch": first.get("torch"), **prov}
+    given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+    loops_run = ",".join(record["summary"])
+    cmd = rows.command(SUITE["name"], [*args.split(), "--loops", loops_run])
+    out = []
+    for loop, s in record["summary"].items():
+
+        def add(metric, value, unit, _loop=loop, **more):
+            if value is not None:
+                out.append(rows.row(SUITE["name"], _loop, metric, value, unit=unit, prov=given,
+                                    cmd=cmd, **more))  # fmt: skip
+
+        if s["pairs"]:
+            low, high = s["remedy_speedup_range"]
+            one = s["pairs"] == 1
+            add("remedy speedup, stopwatch", s["remedy_speedup_median"], "x", n=s["pairs"],
+                low=None if one else low, high=None if one else high)  # fmt: skip
+        if s["top3"] is None or path.name in BEFORE_FINAL:
+            continue
+        add("top 3 findings", ", ".join(s["top3"]), "text")
+        named = s["named_at"]
+        add("remedy named at (keyword match)", f"#{named}" if named else "not in top 3", "text")
+        add("compilescope's step / stopwatch after", s["step_vs_stopwatch"], "ratio")
+        add("unexplained", 100 * s["unexplained_share"], "%")
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    return convert(out / "blind_set.json", rows.here(gpu=True), " ".join(args))
+
+
 if __name__ == "__main__":
     main()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import platform
 import resource
 import shutil
@@ -94,6 +95,7 @@ def main() -> None:
         "--arms", default="bare,listening,after", help="which arms, comma-separated"
     )
     parser.add_argument("--threads", type=int, help="OMP_NUM_THREADS for every arm")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
 
     import compilescope
@@ -179,6 +181,44 @@ def main() -> None:
         f"- ratio load_trace / tlparse: lazy {statistics.median(lazy) / statistics.median(reference):.2f}, "
         f"full {statistics.median(full) / statistics.median(reference):.2f}; target < 1\n"
     )
+    if args.json:
+        import rows
+
+        found = []
+        for arm in arms:
+            found += [(ARMS[arm], "wall", "s", totals[arm]), (ARMS[arm], "CPU", "s", cpu[arm])]
+            if arm != "bare":
+                found += [(ARMS[arm], "wall / bare, per run", "x", ratios[arm])]
+        for what, values in (("tlparse", reference), ("load_trace, lazy", lazy),
+                             ("load_trace, every graph parsed", full)):  # fmt: skip
+            found.append((f"GPT-2 log, {size:.1f} MB", what, "s", values))
+        rows.save_figures(args.json, found)
+
+
+SUITE = {
+    "name": "cpu-capture",
+    "device": "CPU",
+    "measures": "what `capturing()` adds to a small model's compile and first step (TinyMLP, "
+    "fresh processes, arms interleaved), and loading the GPT-2 log against tlparse",
+}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
+    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
+    return convert(out / "figures.json", {}, " ".join(args))
+
+
+RECORDED = [("raw/capture/capture_2026-11-27.json", {}, "--pairs 5 --loads 9")]
 
 
 if __name__ == "__main__":

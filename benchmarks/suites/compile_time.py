@@ -241,5 +241,58 @@ def main() -> None:
                     )
 
 
+SUITE = {
+    "name": "gpu-compile-time",
+    "device": "GPU (or CPU)",
+    "measures": "a training step's first step (its compile): cold, warm, regional, under "
+    "compilescope or not; the compiled step; when compiling pays back",
+}
+# Triton and Python are the run's report's (RESULTS.md of 87f12c2, "Compile time"); the CPU
+# run's Python was not given.
+_H100 = {"triton": "3.6", "python": "3.12"}
+RECORDED = [
+    ("raw/compile_time/lm_h100.json", _H100, "--model lm --rounds 2 --steps 30"),
+    ("raw/compile_time/cnn_h100.json", _H100, "--model cnn --rounds 2 --steps 30"),
+    ("raw/compile_time/cnn_h100_user_cold.json", _H100,
+     "--model cnn --arms whole_cold,whole_warm,capture_warm,capture_user_cold --rounds 2"),
+    ("raw/compile_time/lm6_cpu.json", {"machine": "x86_64, 2 cores"},
+     "--model lm --lm-shape 6,768,128,2 --steps 2 --rounds 3 --arms whole_cold,whole_warm,capture_warm"),
+]  # fmt: skip
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    meta = record["meta"]
+    given = {"machine": meta.get("device"), "torch": meta.get("torch"), "date": meta.get("date"), **prov}  # fmt: skip
+    given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+    model = args.split("--model ")[1].split()[0] if "--model " in args else "model"
+    cmd = rows.command(SUITE["name"], args.split())
+    out = []
+    results = [r for r in record["rows"] if "error" not in r]
+    for arm in dict.fromkeys(r["arm"] for r in results):
+        mine = [r for r in results if r["arm"] == arm]
+        for metric, values, unit in (
+            ("first step", [r.get("first_step_s") for r in mine], "s"),
+            ("compiled step", [r.get("compiled_s") and 1e3 * r["compiled_s"] for r in mine], "ms"),
+            ("pays back after, stopwatch", [r.get("stopwatch_payback_steps") for r in mine], "steps"),
+        ):  # fmt: skip
+            values = rows.spread(values)
+            if values["n"]:
+                out.append(rows.row(SUITE["name"], f"{model}: {arm}", metric,
+                                    values.pop("median"), unit=unit, prov=given, cmd=cmd,
+                                    **values))  # fmt: skip
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    return [r for p in sorted(out.glob("compile_time_*.json"))
+            for r in convert(p, {}, " ".join(args))]  # fmt: skip
+
+
 if __name__ == "__main__":
     main()

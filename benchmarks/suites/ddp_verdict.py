@@ -185,5 +185,60 @@ def main() -> None:
     print(json.dumps(results, indent=1)[-6000:])
 
 
+SUITE = {
+    "name": "gpu-ddp-verdict",
+    "device": "2 GPUs",
+    "measures": "a 2-rank DDP job under compilescope: is 'compiled slower than eager' said "
+    "first, does the budget show the all-reduce; the remedy's speedup without compilescope",
+}
+# Python, Triton and the date are the run's report's (RESULTS.md of 87f12c2, "Blind set").
+_RUN = {"triton": "3.6", "python": "3.12", "date": "2026-11-27"}
+RECORDED = [
+    ("raw/blind_set/final_ddp_h200x2.json", _RUN, "--pairs 0 --loops no_sync,mlp8"),
+    ("raw/blind_set/ddp_verdict_h100x2.json", _RUN, "--pairs 2"),
+    ("raw/blind_set/ddp_no_sync_h100x2.json", _RUN, "--pairs 1 --loops no_sync"),
+]
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    first = next((r for r in record.values() if "device" in r), {})
+    given = {"machine": f"2 x {first.get('device')}", "torch": first.get("torch"), **prov}
+    given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+    cmd = rows.command(SUITE["name"], args.split())
+    out = []
+
+    def add(loop, metric, value, unit, **more):
+        if value is not None:
+            out.append(rows.row(SUITE["name"], loop, metric, value, unit=unit, prov=given,
+                                cmd=cmd, **more))  # fmt: skip
+
+    plain: dict[tuple[str, str], list[float]] = {}
+    for key, r in record.items():
+        loop, mode, _ = key.split("/")
+        if "error" in r:
+            continue
+        if mode == "capture":
+            add(loop, "compilescope's compiled step", 1e3 * r["compiled_s"], "ms")
+            add(loop, "compilescope's eager step", r["eager_s"] and 1e3 * r["eager_s"], "ms")
+            kinds = ", ".join(f["kind"] for f in r.get("findings", [])[:3])
+            add(loop, "top 3 findings", kinds, "text")
+        else:
+            plain.setdefault((loop, mode), []).append(1e3 * r["median_s"])
+    for (loop, mode), medians in plain.items():
+        values = rows.spread(medians)
+        add(loop, f"{mode} step, plain processes", values.pop("median"), "ms", **values)
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    return convert(out / "ddp_verdict.json", rows.here(gpu=True), " ".join(args))
+
+
 if __name__ == "__main__":
     main()

@@ -170,5 +170,52 @@ def main() -> None:
                 print(f"{loop} {arm}: optim compile {optim:.1f} s, compiles {count}")
 
 
+SUITE = {
+    "name": "gpu-first-step",
+    "device": "GPU",
+    "measures": "a compiled optimizer step: what taking its first step eagerly saves, and what "
+    "a learning rate in a tensor saves, in compile time and step time",
+}
+# Triton and the date are the runs' reports' (RESULTS.md of 87f12c2); Python's was not given.
+_H200 = {"triton": "3.6", "date": "2026-11-26"}
+RECORDED = [
+    ("raw/gpu_first_step_h200.json", _H200, "--pairs 2"),
+    ("raw/gpu_lr_tensor_h200.json", _H200, "--pairs 2 --study lr"),
+]
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    runs = [r for r in json.loads(path.read_text())["runs"] if "error" not in r]
+    first = runs[0] if runs else {}
+    given = {"machine": first.get("device"), "torch": first.get("torch"), **prov}
+    given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+    cmd = rows.command(SUITE["name"], args.split())
+    out = []
+    for case in dict.fromkeys((r["loop"], r["arm"]) for r in runs):
+        mine = [r for r in runs if (r["loop"], r["arm"]) == case]
+        for metric, values, unit in (
+            ("torch.optim frames' compile time", [r["optim_compile_s"] for r in mine], "s"),
+            ("every compile", [r["compile_total_s"] for r in mine], "s"),
+            ("first step", [r["first_steps_s"][0] for r in mine], "s"),
+            ("compiled step", [r["compiled_s"] and 1e3 * r["compiled_s"] for r in mine], "ms"),
+        ):
+            values = rows.spread(values)
+            if values["n"]:
+                out.append(rows.row(SUITE["name"], f"{case[0]}: {case[1]}", metric,
+                                    values.pop("median"), unit=unit, prov=given, cmd=cmd,
+                                    **values))  # fmt: skip
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    return [r for p in sorted(out.glob("*.json")) if p.name != "errors.txt"
+            for r in convert(p, rows.here(gpu=True), " ".join(args))]  # fmt: skip
+
+
 if __name__ == "__main__":
     main()

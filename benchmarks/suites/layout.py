@@ -135,7 +135,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--dot-timeout", type=float, default=300)
     parser.add_argument("--dot-results", type=Path, default=None)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
+    found: list[tuple] = []
     saved = (
         json.loads(args.dot_results.read_text())
         if args.dot_results and args.dot_results.exists()
@@ -152,6 +154,9 @@ def main() -> None:
         nodes, edges = fx_like(size, seed=size)
         (t_ours, t_min, t_max, n), (c_ours, l_ours) = ours(nodes, edges, args.repeats)
         ours_time = f"{t_ours:.2f} s ({t_min:.2f}-{t_max:.2f}, n={n})"
+        case = f"{size} nodes, {len(edges)} edges"
+        found += [(case, "ours: time", "s", {"median": t_ours, "low": t_min, "high": t_max, "n": n}),
+                  (case, "ours: crossings", "", [c_ours])]  # fmt: skip
         dot = None
         if str(size) in saved:
             dot = saved[str(size)]
@@ -168,11 +173,42 @@ def main() -> None:
             continue
         t_dot, (c_dot, l_dot) = dot
         ratio = c_ours / c_dot if c_dot else float("inf")
+        found += [(case, "dot: time", "s", [t_dot]), (case, "dot: crossings", "", [c_dot])]
         print(
             f"| {size} | {len(edges)} | {ours_time} | {c_ours} | {l_ours:.0f} | {t_dot:.1f} s | {c_dot} | "
             f"{l_dot:.0f} | {ratio:.2f} | 1/{t_dot / t_ours:.0f} |",
             flush=True,
         )
+    if args.json:
+        import rows
+
+        rows.save_figures(args.json, found)
+
+
+SUITE = {
+    "name": "cpu-layout",
+    "device": "CPU",
+    "measures": "the explorer's layered layout of FX-like graphs (1,000 to 20,000 nodes): time "
+    "and edge crossings, against Graphviz dot's where dot finishes",
+}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
+    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
+    return convert(out / "figures.json", {}, " ".join(args))
+
+
+RECORDED = [("raw/layout/layout_2026-11-27.json", {}, "--sizes 1000 5000 20000 --repeats 5")]
 
 
 if __name__ == "__main__":

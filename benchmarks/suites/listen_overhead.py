@@ -307,5 +307,65 @@ def main() -> int:
     return 0
 
 
+SUITE = {
+    "name": "gpu-listen-overhead",
+    "device": "GPU (or CPU)",
+    "measures": "what listening costs a compile and first training step: bare `torch.compile` "
+    "against the same under `capturing(real_steps=0)`, pairs of fresh processes",
+}
+# Each GPU record's machine, torch and date are in its meta file; Triton is the runs' report's
+# (RESULTS.md of 87f12c2, "What listening costs on a GPU"); the CPU runs' from the same report.
+_CPU = {"machine": "x86_64, 2 cores", "torch": "2.13.0+cpu", "python": "3.11.7"}
+RECORDED = [
+    ("raw/gpu_listen_overhead_h100_run4.json", {"triton": "3.6.0"},
+     "--overhead --overhead-models gpt2,llama --overhead-size full --pairs 10 --side 2"),
+    ("raw/gpu_listen_overhead_h100_run5.json", {"triton": "3.6.0"},
+     "--overhead --overhead-models gpt2 --overhead-size full --pairs 20 --side 2 --deadline 390"),
+    ("raw/gpu_listen_overhead_h100_run6.json", {"triton": "3.6.0"},
+     "--overhead --overhead-models convnext --overhead-size full --pairs 12 --side 2 --deadline 500"),
+    ("raw/cpu_listen_overhead.json", {**_CPU, "date": "2026-11-23"},
+     "--overhead --overhead-models llama --overhead-size tiny --pairs 10 --side 1 --device cpu"),
+    ("raw/cpu_listen_overhead_gpt2_resnet.json", {**_CPU, "date": "2026-11-24"},
+     "--overhead --overhead-models resnet,gpt2 --overhead-size tiny --pairs 10 --side 1 --device cpu"),
+]  # fmt: skip
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    """Rows of an overhead.json, its meta from the record, its _meta.json or meta.json beside."""
+    import rows
+
+    record = json.loads(path.read_text())
+    beside = [path.with_name(path.stem + "_meta.json"), path.with_name("meta.json")]
+    meta = record.get("meta") or next((json.loads(p.read_text()) for p in beside if p.exists()), {})  # fmt: skip
+    given = {"machine": meta.get("device"), "torch": meta.get("torch"), "date": meta.get("date"), **prov}  # fmt: skip
+    given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+    cmd = rows.command(SUITE["name"], args.split())
+    size = record.get("protocol", {}).get("size", "")
+    out = []
+    for model, r in record.items():
+        if not isinstance(r, dict) or not r.get("ratios"):
+            continue
+        case = f"{model} ({size})" if size else model
+        interval = r.get("interval95")
+        note = f"95% interval of the median {interval[0]:.3f}-{interval[1]:.3f} (bootstrap)" if interval else ""  # fmt: skip
+        for metric, values, unit, why in (
+            ("listening / bare", r["ratios"], "ratio", note),
+            ("bare", r["bare"], "s", ""),
+            ("listening", r["listen"], "s", ""),
+        ):
+            values = rows.spread(values)
+            out.append(rows.row(SUITE["name"], case, metric, values.pop("median"), unit=unit,
+                                prov=given, cmd=cmd, note=why, **values))  # fmt: skip
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    found = out / "overhead.json"
+    return convert(found, {}, " ".join(args)) if found.exists() else []
+
+
 if __name__ == "__main__":
     sys.exit(main())

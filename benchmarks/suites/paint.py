@@ -81,7 +81,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="*", default=[50, 5000, 20000])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
+    found: list[tuple] = []
     print(f"## Explorer first paint ({time.strftime('%Y-%m-%d')}, {platform.machine()}, "
           f"Python {platform.python_version()}, headless Debian Chromium)\n")  # fmt: skip
     print("| nodes | payload build | bytes/node | first paint | expand all, drawn |")
@@ -113,7 +115,41 @@ def main() -> None:
             print(
                 f"| {size} | {spread(builds)} | {per_node:.0f} | {spread(paints)} | {spread(expands)} |"
             )
+            found += [(f"{size} nodes", "payload build", "s", builds),
+                      (f"{size} nodes", "payload", "bytes/node", [per_node]),
+                      (f"{size} nodes", "first paint", "s", paints),
+                      (f"{size} nodes", "expand all, drawn", "s", expands)]  # fmt: skip
         browser.close()
+    if args.json:
+        import rows
+
+        rows.save_figures(args.json, found)
+
+
+SUITE = {
+    "name": "cpu-paint",
+    "device": "CPU + Chromium",
+    "measures": "the explorer's first paint and 'expand all' in headless Chromium, and the "
+    "payload's build time and size, on FX-like graphs of 50 to 20,000 nodes",
+}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
+    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
+    return convert(out / "figures.json", {}, " ".join(args))
+
+
+RECORDED = [("raw/paint/paint_2026-11-27.json", {}, "--repeats 3")]
 
 
 if __name__ == "__main__":

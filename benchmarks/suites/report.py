@@ -1,6 +1,6 @@
 """The one-file report of the GPT-2 log against tlparse: time and peak memory (issue 34).
 
-    python benchmarks/suites/report.py [--runs 9] [--before REV] [--log LOG]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run cpu-report [--runs 9] [--before REV] [--log LOG]
 
 Each run, in turn and in a fresh process: `tlparse LOG -o DIR --no-browser --overwrite`, then
 `compilescope report LOG -o out.html` (the console script), and with --before the same command
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import platform
 import shutil
@@ -142,6 +143,7 @@ def main() -> None:
         help="another TORCH_TRACE log (.log or .log.gz), read by both tools instead of GPT-2's "
         "(raw/resnet18_h200.log.gz: a CNN's, from gpu_cnn_log.py)",
     )  # fmt: skip
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
 
     tlparse = _tool("tlparse")
@@ -228,6 +230,10 @@ def main() -> None:
         f"(faster in {faster} of {len(wall_ratio)}), "
     )
     print(f"  peak RSS {figure(rss_ratio, 2, 'x')} (targets: wall <= 1, peak RSS <= 3)")
+    if args.json:
+        record = {"log": f"{what}, {size:.1f} MB", "tlparse": version.strip(), "runs": results,
+                  "wall_ratio": wall_ratio, "rss_ratio": rss_ratio}  # fmt: skip
+        args.json.write_text(json.dumps(record, indent=1))
     helpers = [run["helper"] for run in split if "helper" in run]
     if helpers:
         mains = [run["main"][0] for run in split if "helper" in run]
@@ -242,6 +248,55 @@ def main() -> None:
         )
     else:
         print("- the report ran in one process (no helper: one core, or one graph)")
+
+
+SUITE = {
+    "name": "cpu-report",
+    "device": "CPU",
+    "measures": "`compilescope report LOG` against tlparse on the same log: wall time and peak "
+    "memory, fresh processes, interleaved; and what each piece of the report's machinery buys",
+}
+# The machinery's figures were measured with a one-off script (git archive of the code, one
+# piece edited out per variant; not kept), and transcribed into their record from the run's
+# report (RESULTS.md of 87f12c2, "The report command's machinery").
+RECORDED = [
+    ("raw/report/machinery_2026-11-27.json", {}, ""),
+    ("raw/report/gpt2.json", {}, "--runs 15"),
+    ("raw/report/copies5.json", {}, "--copies 5 --runs 7"),
+    ("raw/report/resnet18.json", {}, "--log benchmarks/raw/resnet18_h200.log.gz --runs 11"),
+]
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    record = json.loads(path.read_text())
+    given = {k: prov.get(k) or record.get("provenance", {}).get(k) for k in rows.PROVENANCE}
+    out = []
+    if "figures" in record:  # transcribed from a report
+        return rows.figures(SUITE["name"], record, "")
+    cmd = rows.command(SUITE["name"], args.split())
+    for name, runs in record["runs"].items():
+        for metric, column, unit, scale in (("wall", 0, "s", 1), ("peak RSS", 2, "MB", 1)):
+            values = rows.spread([r[column] * scale for r in runs])
+            out.append(rows.row(SUITE["name"], f"{record['log']}: {name}", metric,
+                                values.pop("median"), unit=unit, prov=given, cmd=cmd, **values))  # fmt: skip
+    for metric, key in (("report / tlparse, wall, per run", "wall_ratio"),
+                        ("report / tlparse, peak RSS, per run", "rss_ratio")):  # fmt: skip
+        values = rows.spread(record[key])
+        out.append(rows.row(SUITE["name"], record["log"], metric, values.pop("median"),
+                            unit="x", prov=given, cmd=cmd, **values))  # fmt: skip
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [*args, "--json", str(out / "report.json")])
+    record = json.loads((out / "report.json").read_text())
+    record["provenance"] = rows.here()
+    (out / "report.json").write_text(json.dumps(record, indent=1))
+    return convert(out / "report.json", {}, " ".join(args))
 
 
 if __name__ == "__main__":

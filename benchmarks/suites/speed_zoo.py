@@ -594,5 +594,76 @@ def main() -> None:
     print(json.dumps(summarise(runs), indent=1))
 
 
+SUITE = {
+    "name": "gpu-speed-zoo",
+    "device": "GPU",
+    "measures": "loops with one known cause of slowness each: is the cause named in the top 3, "
+    "and what its remedy gives on compilescope's steps and the user's stopwatch",
+}
+# Triton and Python are the runs' reports' (RESULTS.md of 87f12c2, "Speed zoo"); the date is
+# the report's, or the record's commit date where the report gives two days.
+_RUN = {"triton": "3.6.0", "python": "3.12"}
+RECORDED = [
+    ("raw/gpu_speed_zoo_h100_run2.json", {**_RUN, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h100_run3.json", {**_RUN, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h100_run5_sync_break.json", {**_RUN, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h100_run6_autotune.json", {**_RUN, "date": "2026-11-25"}, "--cold-caches"),
+    ("raw/gpu_speed_zoo_h100_run7_held_out.json", {**_RUN, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h200_run8_fused_opt.json", {**_RUN, "date": "2026-11-26"}, ""),
+    ("raw/gpu_speed_zoo_h200_run9_lm_gemm.json", {**_RUN, "date": "2026-11-26"}, "--cold-caches"),
+    ("raw/gpu_speed_zoo_h200_run10_cnn_break.json", {**_RUN, "date": "2026-11-26"}, ""),
+    ("raw/gpu_speed_zoo_h200_run11_resnet18_launch.json", {**_RUN, "date": "2026-11-26"}, ""),
+    ("raw/gpu_after_before_h100_run3.json", {**_RUN, "date": "2026-11-25"}, "--arms base,control"),
+    ("raw/gpu_after_before_h100_run4_cudagraphs.json", {**_RUN, "date": "2026-11-25"}, "--arms fix,control_fix"),
+    ("raw/gpu_after_before_h200_run5_cnn.json", {**_RUN, "date": "2026-11-26"}, "--arms base,control"),
+]  # fmt: skip
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    """Rows of one OUT/speed_zoo.json: per loop, the pairs' speedups and where its cause was
+    named; per control arm, the steps after the window against those before."""
+    import rows
+
+    runs = json.loads(path.read_text())["runs"]
+    first = runs[0] if runs else {}
+    given = {"machine": first.get("device"), "torch": first.get("torch"), **prov}
+    given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+    summary = summarise(runs)
+    loops_run = ",".join(dict.fromkeys(r["loop"] for r in runs))
+    pairs = max([s.get("pairs", 0) for s in summary.values()] + [len(s.get("control", [])) for s in summary.values()])  # fmt: skip
+    cmd = rows.command(SUITE["name"], ["--loops", loops_run, "--pairs", str(pairs), *args.split()])
+    out = []
+
+    def add(case, metric, values, unit):
+        values = rows.spread(values) if isinstance(values, list) else {"median": values}
+        if values["median"] is not None:
+            out.append(rows.row(SUITE["name"], case, metric, values.pop("median"), unit=unit,
+                                prov=given, cmd=cmd, **values))  # fmt: skip
+
+    for loop, s in summary.items():
+        if "/after_before" in loop:
+            add(loop.replace("/after_before", ""), "captured: stopwatch after / window's step", s["captured"], "ratio")  # fmt: skip
+            add(loop.replace("/after_before", ""), "control: after / before", s["control"], "ratio")
+            continue
+        base = [r for r in runs if r["loop"] == loop and r["arm"] == "base"]
+        fix = [r for r in runs if r["loop"] == loop and r["arm"] == "fix"]
+        both = [(b, f) for b, f in zip(base, fix, strict=False) if b["compiled_s"] and f["compiled_s"]]  # fmt: skip
+        add(loop, "speedup, compilescope's steps", [b["compiled_s"] / f["compiled_s"] for b, f in both], "x")  # fmt: skip
+        add(loop, "speedup, stopwatch", [b["stopwatch_s"] / f["stopwatch_s"] for b, f in both], "x")  # fmt: skip
+        named = [f"#{n}" if n else "-" for n in s["named_at"]]
+        if named:
+            add(loop, "cause named at, base runs", f"{EXPECTED[loop][0]} {', '.join(named)}", "text")
+        if s["compile_extra_s"]:
+            add(loop, "compile time the fix adds", s["compile_extra_s"], "s")
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    return convert(out / "speed_zoo.json", rows.here(gpu=True), " ".join(args))
+
+
 if __name__ == "__main__":
     main()

@@ -21,6 +21,7 @@ def main() -> None:
     import compilescope
     import torch
     from compilescope.live.timing import profiler_times, real_steps, step_split
+
     from suites.step_budget import REAL, _loop
 
     took: dict[str, list[float]] = {}
@@ -67,6 +68,50 @@ def main() -> None:
         results[label] = dict(took)
         print(label, json.dumps(took), flush=True)
         (out / "split_cost.json").write_text(json.dumps(results, indent=1))
+
+
+SUITE = {
+    "name": "gpu-split-cost",
+    "device": "GPU",
+    "measures": "what the step that ends compilescope's profiled window pays: the profiler's "
+    "stop and the analysis, whole and by part",
+}
+# Neither record holds its machine or versions: they are the step budget's run (same H100,
+# same session; RESULTS.md of 87f12c2).
+_H100 = {"machine": "NVIDIA H100 80GB HBM3", "torch": "2.11.0+cu130", "triton": "3.6",
+         "python": "3.12", "date": "2026-11-27"}  # fmt: skip
+RECORDED = [
+    ("raw/step_budget/split_cost_resnet50_h100.json", _H100, "resnet50_bf16"),
+    ("raw/step_budget/split_cost_per_param_h100.json", _H100, "per_param_optimizer:nostack,per_param_optimizer"),
+]  # fmt: skip
+PARTS = {
+    "RealStepTimer._finish_compiled": "end of the window, whole",
+    "profile.stop": "profiler's stop",
+    "compilescope.live.timing.real_steps.device_split": "device split",
+    "compilescope.live.timing.real_steps.kernel_figures": "kernel figures",
+}
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    import rows
+
+    cmd = rows.command(SUITE["name"], args.split())
+    out = []
+    for label, took in json.loads(path.read_text()).items():
+        case = label.replace(":nostack", " (no Python stacks)")
+        for key, metric in PARTS.items():
+            if took.get(key):
+                values = rows.spread(took[key])
+                out.append(rows.row(SUITE["name"], case, metric, values.pop("median"),
+                                    unit="s", prov=prov, cmd=cmd, **values))  # fmt: skip
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    return convert(out / "split_cost.json", rows.here(gpu=True), " ".join(args))
 
 
 if __name__ == "__main__":

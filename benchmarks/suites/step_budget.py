@@ -1,7 +1,7 @@
 """Does the step budget add up to a stopwatch, on every loop we have (issue 42's check)?
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/step_budget.py OUT --set blind|zoo|real
-        [--loops a,b] [--deadline SECONDS] [--keep a,b]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-step-budget --out OUT
+        --set blind|zoo|real [--loops a,b] [--deadline SECONDS] [--keep a,b]
 
 One fresh process per loop runs it under `compilescope.capturing()` for 40 steps, with the
 user's own stopwatch around every step (a CUDA event before each call of `step()`, as a user
@@ -16,7 +16,7 @@ would time a loop), then 20 steps more after the block. It records:
 - negative parts, the unexplained share, the top 5 findings, and the rank (1-3) at which a
   finding names the loop's remedy (blind set: its REMEDY_WORDS; zoo: its EXPECTED words).
 
-Sets: `blind` (benchmarks/data/blind_set/, single-process loops), `zoo` (gpu_speed_zoo.py's loops, as
+Sets: `blind` (benchmarks/data/blind_set/, single-process loops), `zoo` (the speed zoo's loops, as
 written), `real` (two realistic models: a transformers GPT-2 124M in bf16 autocast with fused
 AdamW, a torchvision ResNet-50 in bf16 autocast with fused SGD, batch 64 at 224 px).
 Writes OUT/step_budget_<set>.json after every process.
@@ -236,6 +236,60 @@ def main() -> None:
         print(loop, f"{time.time() - start:.0f}s", "same", r.get("budget_vs_same_steps"),
               "after", r.get("budget_vs_after"), "unexpl", r.get("unexplained_share"),
               "named", r["named_at"], [f["kind"] for f in r["findings"][:3]], flush=True)  # fmt: skip
+
+
+SUITE = {
+    "name": "gpu-step-budget",
+    "device": "GPU",
+    "measures": "whether the step budget adds up to the user's own stopwatch, and whether the "
+    "top 3 findings name each loop's remedy, on every loop we have (27)",
+}
+# The records today's rows come from; what they do not hold (Triton, Python, the date) is from
+# the run's report (RESULTS.md of 87f12c2, "The step budget against a stopwatch").
+_H100 = {"triton": "3.6", "python": "3.12", "date": "2026-11-27"}
+RECORDED = [
+    (f"raw/step_budget/step_budget_{kind}.json", _H100, f"--set {kind}")
+    for kind in ("real", "blind", "zoo")
+]
+
+
+def convert(path: Path, prov: dict, args: str) -> list[dict]:
+    """Rows of one OUT/step_budget_<set>.json: a list of per-loop records."""
+    import rows
+
+    out = []
+    for r in json.loads(path.read_text()):
+        given = {"machine": r.get("device"), "torch": r.get("torch"), **prov}
+        given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
+        cmd = rows.command(SUITE["name"], args.split() if args else ["--set", r["set"]])
+
+        def add(metric, value, unit, _r=r, _p=given, _c=cmd, **more):
+            if value is not None:
+                out.append(rows.row(SUITE["name"], f"{_r['set']}: {_r['loop']}", metric,
+                                    value, unit=unit, prov=_p, cmd=_c, **more))  # fmt: skip
+
+        # compilescope's compiled step: the median of its window's steps, with their spread.
+        walls = rows.spread([w * 1e3 for w in r.get("compilescope_walls_s") or []])
+        if walls["n"]:
+            add("step", walls.pop("median"), "ms", **walls)
+        add("budget / stopwatch, same steps", r.get("budget_vs_same_steps"), "ratio")
+        add("budget / stopwatch, 20 steps after", r.get("budget_vs_after"), "ratio")
+        add("after: first 10 / last 10", r.get("after_halves"), "ratio")
+        share = r.get("unexplained_share")
+        add("unexplained", None if share is None else 100 * share, "%")
+        add("top 3 findings", ", ".join(f["kind"] for f in r.get("findings", [])[:3]), "text")
+        named = r.get("named_at")
+        add("remedy named at", "-" if r["set"] == "real" else f"#{named}" if named else "not in top 3", "text")  # fmt: skip
+    return out
+
+
+def run(args: list[str], out: Path) -> list[dict]:
+    import rows
+
+    rows.run_script(Path(__file__), [str(out), *args])
+    here = rows.here(gpu=True)
+    given = " ".join(args)
+    return [r for p in sorted(out.glob("step_budget_*.json")) for r in convert(p, here, given)]
 
 
 if __name__ == "__main__":
