@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -23,9 +24,14 @@ from suites import modules  # noqa: E402
 
 USAGE = """\
   python -m benchmarks list
-  python -m benchmarks run SUITE [--out DIR] [--keep] [suite's own options]
-  python -m benchmarks convert SUITE [RECORD --date D --machine M ...] [--keep]
-  python -m benchmarks results [--check]"""
+  python -m benchmarks run SUITE [--out DIR] [suite's own options]
+  python -m benchmarks convert SUITE [RECORD... --date D --machine M ...] [--keep]
+  python -m benchmarks results [--check]
+
+A run writes its records, provenance.json and SUITE.jsonl (its rows) under --out. To commit its
+figures: copy the records (with provenance.json) under benchmarks/raw/, list them in the
+suite's RECORDED, then `convert SUITE --keep` (results/SUITE.jsonl is RECORDED converted) and
+`results` (RESULTS.md). `convert SUITE RECORD...` shows the rows of records not listed yet."""
 
 
 def show(found: list[dict]) -> None:
@@ -43,16 +49,17 @@ def cmd_run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks run")
     parser.add_argument("suite", choices=list(modules()))
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--keep", action="store_true", help="put the rows in results/SUITE.jsonl")
     args, own = parser.parse_known_args(argv)
+    module = modules()[args.suite]
     out = args.out or Path(tempfile.mkdtemp(prefix=f"bench-{args.suite}-"))
     out.mkdir(parents=True, exist_ok=True)
-    found = modules()[args.suite].run(own, out)
+    # Where and with what it ran, for converting its records again later on another machine.
+    here = rows.here(gpu="GPU" in module.SUITE["device"])
+    (out / "provenance.json").write_text(json.dumps(here, indent=1))
+    found = module.run(own, out)
     rows.write(out / f"{args.suite}.jsonl", found)
     show(found)
     print(f"{len(found)} rows in {out / f'{args.suite}.jsonl'}")
-    if args.keep:
-        print("kept in", rows.keep(args.suite, found))
 
 
 def cmd_convert(argv: list[str]) -> None:
@@ -62,20 +69,23 @@ def cmd_convert(argv: list[str]) -> None:
     for key in rows.PROVENANCE:
         parser.add_argument(f"--{key}", default=None, help="where the record does not say")
     parser.add_argument("--args", default="", help="the suite options the record was run with")
-    parser.add_argument("--keep", action="store_true", help="put the rows in results/SUITE.jsonl")
+    parser.add_argument("--keep", action="store_true", help="write results/SUITE.jsonl")
     args = parser.parse_args(argv)
     module = modules()[args.suite]
     if args.records:
-        prov = {k: getattr(args, k) for k in rows.PROVENANCE}
-        found = [r for p in args.records for r in module.convert(p, prov, args.args)]
-    else:
-        found = [r for p, prov, a in module.RECORDED for r in module.convert(HERE / p, prov, a)]
-        if args.keep:  # the recorded rows are the suite's whole committed file
-            rows.write(rows.RESULTS / f"{args.suite}.jsonl", found)
-            args.keep = False
+        given = {k: getattr(args, k) for k in rows.PROVENANCE}
+        found = [
+            r
+            for p in args.records
+            for r in module.convert(p, rows.provenance_for(p, given), args.args)
+        ]
+        show(found)
+        return
+    found = rows.recorded(module)
     show(found)
     if args.keep:
-        print("kept in", rows.keep(args.suite, found))
+        rows.write(rows.RESULTS / f"{args.suite}.jsonl", found)
+        print(f"wrote {rows.RESULTS / f'{args.suite}.jsonl'} ({len(found)} rows)")
 
 
 def cmd_results(argv: list[str]) -> int:

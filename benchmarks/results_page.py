@@ -19,7 +19,8 @@ above it with the versions and the date. A cell is the median, then the spread (
 highest of the n values) and n where n > 1; one value is one run, a hint. The lent GPU machines
 and this 2-core CPU machine are shared and noisy (host-bound steps move 10-20% between fresh
 processes; wall times on the CPU stretch with other work's load), so compare ratios measured
-side by side in one run, never figures of two tables.
+side by side in one run, never figures of two tables. `python -m benchmarks list` says what
+each suite measures and on which device.
 """
 
 
@@ -63,7 +64,7 @@ def table(group: list[dict], runs: list[str]) -> list[str]:
     for run, case in lines_of:
         cells = [cell(at[run, case, m]) if (run, case, m) in at else "" for m, _ in metrics]
         lines.append("| " + " | ".join([str(run + 1)] * several + [case, *cells]) + " |")
-    notes = dict.fromkeys(f"{r['case']}, {r['metric']}: {r['note']}" for r in group if r["note"])
+    notes = dict.fromkeys(f"{r['case']}: {r['note']}" for r in group if r["note"])
     return lines + [""] + [f"- {n}" for n in notes] + ([""] if notes else [])
 
 
@@ -95,9 +96,7 @@ def section(name: str, module: ModuleType, found: list[dict]) -> list[str]:
 
 
 def page(committed: dict[str, list[dict]], suites: dict[str, ModuleType]) -> str:
-    lines = [HEADER, "| suite | device | what it measures |", "|---|---|---|"]
-    lines += [f"| `{n}` | {m.SUITE['device']} | {m.SUITE['measures']} |" for n, m in suites.items()]
-    lines.append("")
+    lines = [HEADER]
     for name, module in suites.items():
         if committed.get(name) or (NOTES / f"{name}.md").exists():
             lines += section(name, module, committed.get(name, []))

@@ -95,14 +95,19 @@ def committed() -> dict[str, list[dict]]:
     return {p.stem: read(p) for p in sorted(RESULTS.glob("*.jsonl"))}
 
 
-def keep(suite: str, new: list[dict]) -> Path:
-    """Put new rows in the committed file: a (case, metric) measured again replaces the old row
-    (git keeps it); the rest stay."""
-    path = RESULTS / f"{suite}.jsonl"
-    old = read(path) if path.exists() else []
-    fresh = {(r["case"], r["metric"]) for r in new}
-    write(path, [r for r in old if (r["case"], r["metric"]) not in fresh] + new)
-    return path
+def provenance_for(record: Path, prov: dict) -> dict:
+    """What a record does not hold itself: `prov` as given, else the provenance.json that
+    `run` wrote beside the record (on the machine that measured it)."""
+    beside = record.parent / "provenance.json"
+    base = json.loads(beside.read_text()) if beside.exists() else {}
+    return {**base, **{k: v for k, v in prov.items() if v}}
+
+
+def recorded(module) -> list[dict]:
+    """A suite's committed rows: the records it lists (RECORDED), converted."""
+    bench = RESULTS.parent
+    return [r for p, prov, args in module.RECORDED
+            for r in module.convert(bench / p, provenance_for(bench / p, prov), args)]  # fmt: skip
 
 
 def run_script(path: Path, args: list[str]) -> None:

@@ -1,10 +1,10 @@
 """A synthesized 1 GB, 64-rank job: `report` (folder of pages) against tlparse, and the index's
 first paint in Chromium.
 
-    python benchmarks/suites/big_job.py [--runs 3] [--ranks 64] [--copies 6] [--distinct]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run cpu-big-job [--runs 3] [--ranks 64] [--copies 6] [--distinct]
                                        [--jobs N] [--no-tlparse]
 
-The job is `bench_big_logs.make_big_log` (each rank: --copies shifted copies of the GPT-2 log).
+The job is `big_logs.make_big_log` (each rank: --copies shifted copies of the GPT-2 log).
 With --distinct, every graph's text differs per rank (a `# File:` comment gets the rank), so no
 rank shares a parsed graph or a layout with another: no cache hits. Each run, in turn:
 `python -m compilescope report JOB --pages -o OUT` (the default at this size), then

@@ -1,6 +1,6 @@
 """Big TORCH_TRACE logs: compilescope.load_trace against tlparse, time and peak memory.
 
-    python benchmarks/suites/big_logs.py [--runs 5] [--ranks 8] [--copies 5]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run cpu-big-logs [--runs 5] [--ranks 8] [--copies 5]
 
 1. The 2.7 MB GPT-2 fixture (tests/fixtures/gpt2.log.gz): tlparse (writing its report),
    load_trace (graphs parsed and kernels split on first use) and load_trace with every graph's

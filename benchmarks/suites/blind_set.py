@@ -1,6 +1,6 @@
 """The blind set on a GPU: does the step budget add up, do the top 3 findings name the source's remedy, and what does that remedy give (issue 42).
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/blind_set.py OUT [--loops a,b] [--pairs 2]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-blind-set --out OUT [--loops a,b] [--pairs 2]
         [--steps 40] [--deadline SECONDS] [--keep a,b]
 
 For each loop of benchmarks/data/blind_set/ (written from public material by someone who had not
@@ -34,7 +34,7 @@ SET = Path(__file__).resolve().parents[1] / "data" / "blind_set"
 
 
 def loops() -> list[str]:
-    """Every single-process loop of the set (the DDP loop needs two ranks: gpu_ddp_verdict)."""
+    """Every single-process loop of the set (the DDP loop needs two ranks: ddp_verdict.py)."""
     names = sorted(p.stem for p in SET.glob("*.py") if not p.stem.startswith("_"))
     return [n for n in names if not hasattr(_module(n), "WORLD")]
 

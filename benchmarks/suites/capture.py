@@ -1,6 +1,6 @@
 """Capture overhead and offline loading speed, measured side by side in one run.
 
-    python benchmarks/suites/capture.py [--pairs N] [--loads N] [--before PATH]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run cpu-capture [--pairs N] [--loads N] [--before PATH]
 
 Prints a Markdown section for benchmarks/RESULTS.md.
 - capture overhead: the same workload (TinyMLP forward+backward, torch.compile/inductor, then

@@ -1,6 +1,6 @@
 """A 2-rank DDP job under compilescope: is a compiled step slower than eager said first, and does the budget show the communication (issue 42).
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/ddp_verdict.py OUT [--device cuda] [--steps 40]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-ddp-verdict --out OUT [--device cuda] [--steps 40]
 
 Two loops, each in a fresh 2-process job (NCCL on GPUs, gloo on a CPU):
 - `mlp8`: 8 residual MLP blocks in DDP, the model compiled (`torch.compile(DDP(model))`), the

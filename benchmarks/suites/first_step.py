@@ -1,6 +1,6 @@
 """A compiled optimizer step on a GPU: its first step eagerly or not; its learning rate a tensor or not.
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/first_step.py OUT [--pairs 2] [--study lr]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-first-step --out OUT [--pairs 2] [--study lr]
 
 What the `recompile` finding's fix "take the first step eagerly" saves, measured: torch.optim
 makes SGD's momentum buffers at the first step, so `torch.compile(opt.step)` compiles the step

@@ -1,6 +1,6 @@
 """Layout quality and speed: compilescope's layered layout against Graphviz `dot`, side by side.
 
-    python benchmarks/suites/layout.py [--sizes 1000 5000 20000] [--repeats 5] [--dot-timeout 300]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run cpu-layout [--sizes 1000 5000 20000] [--repeats 5] [--dot-timeout 300]
                                       [--dot-results dot.json]
 
 Our layout runs `--repeats` times per size (median, min and max reported; crossings and length are

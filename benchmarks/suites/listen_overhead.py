@@ -1,6 +1,6 @@
 """Real-step timings on a GPU against stopwatches, autotune records, and the cost of listening (issue 24).
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/listen_overhead.py OUT [--accuracy] [--overhead]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-listen-overhead --out OUT [--accuracy] [--overhead]
         [--models gpt2,llama,convnext] [--pairs 10] [--deadline SECONDS] [--size full] [--overhead-size small]
 
 --accuracy: for each model (a `transformers` GPT-2, a Llama-style LM from `transformers` with

@@ -1,6 +1,6 @@
 """First paint of the explorer in headless Chromium: 50, 5,000 and 20,000-node FX-like graphs.
 
-    python benchmarks/suites/paint.py [--sizes 50 5000 20000] [--repeats 5]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run cpu-paint [--sizes 50 5000 20000] [--repeats 5]
 
 For each size: the payload built in Python (time, bytes per node), then a page with the explorer
 loaded from disk: time from navigation start to the first drawn frame, and the time for the

@@ -1,6 +1,6 @@
 """Speed findings on a GPU: is the cause named in the top 3, and does its remedy make the step faster (issue 31).
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/speed_zoo.py OUT [--loops a,b] [--pairs 3]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-speed-zoo --out OUT [--loops a,b] [--pairs 3]
         [--deadline SECONDS]
 
 Each loop is a training loop with one well-known cause of a slow step and the remedy a
@@ -652,7 +652,9 @@ def convert(path: Path, prov: dict, args: str) -> list[dict]:
         add(loop, "speedup, stopwatch", [b["stopwatch_s"] / f["stopwatch_s"] for b, f in both], "x")  # fmt: skip
         named = [f"#{n}" if n else "-" for n in s["named_at"]]
         if named:
-            add(loop, "cause named at, base runs", f"{EXPECTED[loop][0]} {', '.join(named)}", "text")
+            add(
+                loop, "cause named at, base runs", f"{EXPECTED[loop][0]} {', '.join(named)}", "text"
+            )
         if s["compile_extra_s"]:
             add(loop, "compile time the fix adds", s["compile_extra_s"], "s")
     return out

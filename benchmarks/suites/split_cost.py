@@ -1,8 +1,8 @@
 """Where the end of the split window spends its time (the step that ends it pays for it).
 
-    PYTHONPATH=ext:benchmarks python benchmarks/suites/split_cost.py OUT LOOP[:nostack][,...]
+    PYTHONPATH=ext:benchmarks python -m benchmarks run gpu-split-cost --out OUT LOOP[:nostack][,...]
 
-Runs each loop (gpu_step_budget's names) under capturing() with the parts of the real-step
+Runs each loop (the step budget's names) under capturing() with the parts of the real-step
 timer's end of window timed (the profiler's stop, its events, each analysis); writes
 OUT/split_cost.json.
 """

@@ -89,9 +89,9 @@ def _loop(kind: str, loop: str):
         step, _ = module.build("cuda", False)
         return step, tuple(module.REMEDY_WORDS)
     if kind == "zoo":
-        from suites import speed_zoo as gpu_speed_zoo
+        from suites import speed_zoo
 
-        return gpu_speed_zoo.build(loop, "base"), (gpu_speed_zoo.EXPECTED[loop][1],)
+        return speed_zoo.build(loop, "base"), (speed_zoo.EXPECTED[loop][1],)
     return _real_loop(loop), REAL[loop][1]
 
 
