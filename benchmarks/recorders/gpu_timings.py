@@ -1,7 +1,7 @@
 """GPU run (H100, torch 2.11, Triton 3.6): capture and time real models, check Triton IR, cross-check
 per-kernel medians against torch.profiler over a real training step.
 
-    python benchmarks/recorders/gpu_timings.py OUTDIR
+    PYTHONPATH=ext:benchmarks python benchmarks/recorders/gpu_timings.py OUTDIR
 
 Writes OUTDIR/gpu_timings.md (tables for benchmarks/RESULTS.md) and OUTDIR/<model>_<dtype>.json
 captures (trimmed: guards and graph texts of pre-grad stages dropped).

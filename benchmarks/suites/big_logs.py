@@ -171,14 +171,14 @@ def main() -> None:
         CASE[0] = f"GPT-2 fixture, {size:.1f} MB"
         report("tlparse (writes its HTML report)", [t[0] for t in tl], [t[1] for t in tl])
         report("load_trace (lazy)", *times(lazy, "open"))
-        report("load_trace + every graph parsed, every kernel split", *times(full, "total"))
+        report(FULL, *times(full, "total"))
         print(f"- peak memory above start, all parsed: {spread(peak, 'MB', 1)}")
-        FOUND.append((CASE[0], "peak memory above start, all parsed", "MB", peak))
+        FOUND.append((f"{CASE[0]}: {FULL}", "peak memory above start", "MB", peak))
         for what, index in (("wall", 0), ("CPU", 1)):
             key = "total_s" if index == 0 else "total_cpu_s"
             ratio = [f[key] / t[index] for f, t in zip(full, tl, strict=True)]
             print(f"- all parsed / tlparse, {what}, per alternating run: {spread(ratio, 'x', 2)}")
-            FOUND.append((CASE[0], f"all parsed / tlparse, {what}, per run", "x", ratio))
+            FOUND.append((f"{CASE[0]}: {FULL}", f"/ tlparse, {what}, per run", "x", ratio))
 
         big = tmp / "ranks"
         big.mkdir()
@@ -195,14 +195,14 @@ def main() -> None:
             f"{total / 1e6:.0f} MB, {opened[-1]['compiles']} compile ids\n"
         )
         CASE[0] = f"{args.ranks} ranks x {args.copies} copies, {total / 1e6:.0f} MB"
-        report("load_trace (lazy; target <= 1 s)", *times(opened, "open"))
+        report(LAZY, *times(opened, "open"))
         ratios = [r["peak_kib"] * 1024 / total for r in opened]
         print(f"- peak memory above start / log size, lazy: {spread(ratios, 'x', 2)}; target <= 3")
-        FOUND.append((CASE[0], "peak memory above start / log size, lazy", "x", ratios))
+        FOUND.append((f"{CASE[0]}: {LAZY}", "peak memory above start / log size", "x", ratios))
         ratios = [r["peak_kib"] * 1024 / total for r in parsed]
         print(f"- the same, all parsed: {spread(ratios, 'x', 2)}")
-        FOUND.append((CASE[0], "peak memory above start / log size, all parsed", "x", ratios))
-        report("load_trace + every graph parsed, every kernel split", *times(parsed, "total"))
+        FOUND.append((f"{CASE[0]}: {FULL}", "peak memory above start / log size", "x", ratios))
+        report(FULL, *times(parsed, "total"))
         size = one.stat().st_size / 1e6
         report(f"tlparse, one rank's file ({size:.0f} MB)", *zip(*tl_one, strict=True))
         report("tlparse --all-ranks-html, the whole folder", *zip(*tl_all, strict=True))
@@ -217,13 +217,15 @@ def times(results: list[dict], what: str) -> tuple[list[float], list[float]]:
 
 
 CASE = [""]  # the log the figures being printed are of
+FULL = "load_trace + every graph parsed, every kernel split"
+LAZY = "load_trace (lazy; target <= 1 s)"
 FOUND: list[tuple] = []  # (case, metric, unit, values), for --json
 
 
 def report(label: str, wall, cpu) -> None:
     print(f"- {label}: wall {spread(list(wall))}; CPU {spread(list(cpu))}")
-    FOUND.append((CASE[0], f"{label}, wall", "s", list(wall)))
-    FOUND.append((CASE[0], f"{label}, CPU", "s", list(cpu)))
+    FOUND.append((f"{CASE[0]}: {label}", "wall", "s", list(wall)))
+    FOUND.append((f"{CASE[0]}: {label}", "CPU", "s", list(cpu)))
 
 
 SUITE = {
@@ -249,7 +251,7 @@ def run(args: list[str], out: Path) -> list[dict]:
     return convert(out / "figures.json", {}, " ".join(args))
 
 
-RECORDED: list = []  # no run of today's code is committed yet: see results/cpu-big-logs.md
+RECORDED = [("raw/big_logs/big_logs_2026-11-27.json", {}, "--runs 5")]
 
 
 if __name__ == "__main__":
