@@ -27,7 +27,7 @@ each suite measures and on which device.
 def _number(v) -> str:
     if v is None or isinstance(v, str):
         return "-" if v is None else v
-    if float(v).is_integer() and abs(v) < 1e15:
+    if isinstance(v, int) or float(v).is_integer() and abs(v) >= 100:
         return f"{int(v):,}"
     if abs(v) >= 1000:
         return f"{v:,.0f}"
