@@ -261,6 +261,7 @@ SUITE = {
 # report (RESULTS.md of 87f12c2, "The report command's machinery").
 RECORDED = [
     ("raw/report/machinery_2026-11-27.json", {}, ""),
+    ("raw/report/gpt2_2026-11-27.json", {}, ""),
     ("raw/report/gpt2.json", {}, "--runs 15"),
     ("raw/report/copies5.json", {}, "--copies 5 --runs 7"),
     ("raw/report/resnet18.json", {}, "--log benchmarks/raw/resnet18_h200.log.gz --runs 11"),
