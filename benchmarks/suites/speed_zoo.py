@@ -600,22 +600,26 @@ SUITE = {
     "measures": "loops with one known cause of slowness each: is the cause named in the top 3, "
     "and what its remedy gives on compilescope's steps and the user's stopwatch",
 }
-# Triton and Python are the runs' reports' (RESULTS.md of 87f12c2, "Speed zoo"); the date is
-# the report's, or the record's commit date where the report gives two days.
-_RUN = {"triton": "3.6.0", "python": "3.12"}
+# Triton and Python are the runs' reports' (RESULTS.md of 87f12c2, "Speed zoo" and "After/before
+# a profiled window"), where they give them; the date is the report's, or the record's commit
+# date where the report gives two days.
+_H100 = {"triton": "3.6.0", "python": "3.12"}  # runs 1-7: "same H100 and versions"
+_H200 = {"triton": "3.6"}  # runs 8-11: Python not given
 RECORDED = [
-    ("raw/gpu_speed_zoo_h100_run2.json", {**_RUN, "date": "2026-11-25"}, ""),
-    ("raw/gpu_speed_zoo_h100_run3.json", {**_RUN, "date": "2026-11-25"}, ""),
-    ("raw/gpu_speed_zoo_h100_run5_sync_break.json", {**_RUN, "date": "2026-11-25"}, ""),
-    ("raw/gpu_speed_zoo_h100_run6_autotune.json", {**_RUN, "date": "2026-11-25"}, "--cold-caches"),
-    ("raw/gpu_speed_zoo_h100_run7_held_out.json", {**_RUN, "date": "2026-11-25"}, ""),
-    ("raw/gpu_speed_zoo_h200_run8_fused_opt.json", {**_RUN, "date": "2026-11-26"}, ""),
-    ("raw/gpu_speed_zoo_h200_run9_lm_gemm.json", {**_RUN, "date": "2026-11-26"}, "--cold-caches"),
-    ("raw/gpu_speed_zoo_h200_run10_cnn_break.json", {**_RUN, "date": "2026-11-26"}, ""),
-    ("raw/gpu_speed_zoo_h200_run11_resnet18_launch.json", {**_RUN, "date": "2026-11-26"}, ""),
-    ("raw/gpu_after_before_h100_run3.json", {**_RUN, "date": "2026-11-25"}, "--arms base,control"),
-    ("raw/gpu_after_before_h100_run4_cudagraphs.json", {**_RUN, "date": "2026-11-25"}, "--arms fix,control_fix"),
-    ("raw/gpu_after_before_h200_run5_cnn.json", {**_RUN, "date": "2026-11-26"}, "--arms base,control"),
+    ("raw/gpu_speed_zoo_h100_run2.json", {**_H100, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h100_run3.json", {**_H100, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h100_run5_sync_break.json", {**_H100, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h100_run6_autotune.json", {**_H100, "date": "2026-11-25"}, "--cold-caches"),
+    ("raw/gpu_speed_zoo_h100_run7_held_out.json", {**_H100, "date": "2026-11-25"}, ""),
+    ("raw/gpu_speed_zoo_h200_run8_fused_opt.json", {**_H200, "date": "2026-11-26"}, ""),
+    ("raw/gpu_speed_zoo_h200_run9_lm_gemm.json", {**_H200, "date": "2026-11-26"}, "--cold-caches"),
+    ("raw/gpu_speed_zoo_h200_run10_cnn_break.json", {**_H200, "date": "2026-11-26"}, ""),
+    ("raw/gpu_speed_zoo_h200_run11_resnet18_launch.json", {**_H200, "date": "2026-11-26"}, ""),
+    # The after/before runs' reports give the card and torch only (runs 4: "same H100 and
+    # versions" as runs 5-7).
+    ("raw/gpu_after_before_h100_run3.json", {"date": "2026-11-25"}, "--arms base,control"),
+    ("raw/gpu_after_before_h100_run4_cudagraphs.json", {**_H100, "date": "2026-11-25"}, "--arms fix,control_fix"),
+    ("raw/gpu_after_before_h200_run5_cnn.json", {"date": "2026-11-26"}, "--arms base,control"),
 ]  # fmt: skip
 
 
