@@ -88,11 +88,13 @@ format:  ## ruff fix and format
 	$(BIN)/ruff check --fix ext tests benchmarks kernels
 	$(BIN)/ruff format ext tests benchmarks kernels
 
-bench: setup setup-browser  ## run the benchmarks and print figures for benchmarks/RESULTS.md
-	$(BIN)/python benchmarks/bench_capture.py
+BENCH_OUT ?= bench-out
+bench: setup setup-browser  ## run the CPU suites into $(BENCH_OUT)/ (python -m benchmarks list: all suites)
 	@command -v dot >/dev/null || apt-get install -y -q graphviz
-	$(BIN)/python benchmarks/bench_layout.py
-	$(BIN)/python benchmarks/bench_paint.py
+	for suite in cpu-capture cpu-layout cpu-paint cpu-report; do \
+		PYTHONPATH=ext:benchmarks $(BIN)/python -m benchmarks run $$suite --out $(BENCH_OUT)/$$suite || exit 1; \
+	done
+	PYTHONPATH=ext:benchmarks $(BIN)/python -m benchmarks results --check
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache

@@ -35,7 +35,7 @@ WORKLOAD_FIXTURES = (
     "compiled_autograd",
     "gpt2",
 )
-# Recorded on the GPU machine (H100, torch 2.11, Triton 3.6) by benchmarks/gpu_check.py.
+# Recorded on the GPU machine (H100, torch 2.11, Triton 3.6) by benchmarks/recorders/gpu_check.py.
 PARSER_FIXTURES = (*WORKLOAD_FIXTURES, "gpu_module_backward")
 
 

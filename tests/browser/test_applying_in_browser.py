@@ -2,7 +2,7 @@
 1400 x 1000: compilescope cannot run a `with` block again, so a finding whose fix is settings
 shows the `compilescope.applying(fix)` code to copy instead of "try this fix"; that code, run,
 applies the fix. On a CPU capture of a `.item()` break, and on the realistic GPT-2 capture
-(benchmarks/gpu_realistic.py: transformers' warning_once break). Screenshots:
+(benchmarks/recorders/gpu_realistic.py: transformers' warning_once break). Screenshots:
 tests/artifacts/applying/.
 """
 
@@ -20,7 +20,7 @@ from browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-REALISTIC = ROOT / "benchmarks" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
+REALISTIC = ROOT / "benchmarks" / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
 SHOTS = ARTIFACTS / "applying"
 RUN = "f(torch.arange(4.0))"
 

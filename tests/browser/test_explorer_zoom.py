@@ -1,6 +1,6 @@
 """The explorer on GPT-2-sized graphs at a laptop's window (issue 32), in real Chromium.
 
-The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/gpu_realistic.py
+The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/recorders/gpu_realistic.py
 made it) as an offline report at 1400 x 1000 (and 1000 px wide, what JupyterLab leaves with its
 file browser open): "fit" keeps labels legible and the drawing scrolls along the graph; a box
 big enough for a label has one at every zoom; nothing is cut at the right at first paint.
@@ -20,7 +20,7 @@ from browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-REALISTIC = ROOT / "benchmarks" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
+REALISTIC = ROOT / "benchmarks" / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
 SHOTS = ARTIFACTS / "explorer_zoom"
 STAGES = ("dynamo_output_graph", "aot_joint_graph", "aot_backward_graph", "partition")
 

@@ -1,7 +1,7 @@
 """The view at the size of real models on a laptop screen (issue 32), in real Chromium.
 
 The realistic GPU capture (GPT-2 6 x 768, a bf16 training step: 11 compile ids, 39 kernels of
-one graph, timed; benchmarks/gpu_realistic.py made it) and the 2-layer GPT-2 log of the
+one graph, timed; benchmarks/recorders/gpu_realistic.py made it) and the 2-layer GPT-2 log of the
 fixtures, as offline reports in a 1400 x 1000 window, and in a 1000 px one (what JupyterLab's
 output area leaves a 1400 px window with its file browser open). Every table that must fit is
 no wider than its pane, its columns that matter stay, and node detail keys read whole.
@@ -21,7 +21,7 @@ from browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-REALISTIC = ROOT / "benchmarks" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
+REALISTIC = ROOT / "benchmarks" / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
 SHOTS = ARTIFACTS / "laptop"
 # scrollWidth over clientWidth of a table's box: what does not fit is cut off or scrolled away.
 FITS = "b => { const t = b.querySelector('table'); return [t.scrollWidth, b.clientWidth, b.scrollWidth]; }"  # fmt: skip

@@ -1,6 +1,6 @@
 """The Overview's compile ids on a GPT-2 training step (issue 32), in real Chromium at 1400 x 1000.
 
-The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/gpu_realistic.py made
+The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/recorders/gpu_realistic.py made
 it): Dynamo restarts four of its frames (0/0 -> 0/0_1, ...). The compile table has one row per
 id, the restart shown in it; the compile-stage waterfall has every id (it left out the last
 ones). Screenshot: tests/artifacts/overview_compiles/.
@@ -20,7 +20,7 @@ from browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-REALISTIC = ROOT / "benchmarks" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
+REALISTIC = ROOT / "benchmarks" / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
 SHOTS = ARTIFACTS / "overview_compiles"
 
 

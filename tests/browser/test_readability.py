@@ -195,7 +195,7 @@ def big_capture(loaded, nodes: int = 3000):
     import sys
 
     sys.path.insert(0, str(ARTIFACTS.parents[1] / "benchmarks"))
-    from bench_paint import synthetic_graph
+    from suites.paint import synthetic_graph
 
     capture = loaded("gpt2")
     c = max(capture.compiles, key=lambda c: len(c.graphs.get("dynamo_output_graph", ())))

@@ -2,7 +2,7 @@
 cell links to the cell, and the click shows it there; a line of an installed library (here
 transformers' modeling_gpt2.py) opens its context instead, never a dead cell link.
 
-The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/gpu_realistic.py made
+The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/recorders/gpu_realistic.py made
 it, as a script: it has no cell) given the three-line cell a user types. Screenshots:
 tests/artifacts/source_lines/.
 """
@@ -21,7 +21,7 @@ from browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-REALISTIC = ROOT / "benchmarks" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
+REALISTIC = ROOT / "benchmarks" / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
 SHOTS = ARTIFACTS / "source_lines"
 CELL_FILE = "/tmp/ipykernel_4242/1234567.py"
 CELL = "out = model(input_ids, labels=input_ids)\nout.loss.backward()\nopt.step()"

@@ -1,7 +1,7 @@
 """The explorer on real training graphs (issue 23), in real Chromium at 1400 x 950, offline report.
 
-The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/gpu_realistic.py made
-it) and a CNN's (benchmarks/gpu_models.py): every graph of the step opens showing the model's
+The realistic GPU capture (GPT-2 6 x 768, a bf16 training step; benchmarks/recorders/gpu_realistic.py made
+it) and a CNN's (benchmarks/models.py): every graph of the step opens showing the model's
 structure, read from the explorer's `data-in-view` (the labels of the boxes drawn whole inside
 its visible area). Screenshots of every stage: tests/artifacts/training_graphs/.
 """
@@ -20,8 +20,8 @@ from browser.conftest import ARTIFACTS
 pytestmark = [pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-REALISTIC = ROOT / "benchmarks" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
-CNN = ROOT / "benchmarks" / "gpu_captures" / "cnn_bfloat16.json.gz"
+REALISTIC = ROOT / "benchmarks" / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz"
+CNN = ROOT / "benchmarks" / "data" / "gpu_captures" / "cnn_bfloat16.json.gz"
 SHOTS = ARTIFACTS / "training_graphs"
 LAYER = re.compile(r"(?:^|\.)transformer\.h\.(\d+)$")
 

@@ -21,7 +21,7 @@ def operands(m, k, n, dtype, seed=0):
     "mkn", [(16, 16, 16), (32, 32, 32), (67, 45, 70), (1, 100, 1), (33, 1, 65)]
 )
 # No bf16 here: Triton 3.7's interpreter keeps bf16 as uint16 and multiplies those integers in
-# tl.dot (interpreter.py, create_dot); bf16 is checked on the GPU (benchmarks/gpu_kernels.py).
+# tl.dot (interpreter.py, create_dot); bf16 is checked on the GPU (benchmarks/recorders/gpu_kernels.py).
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
 def test_matches_reference(kernels, mkn, dtype):
     a, b = operands(*mkn, dtype)

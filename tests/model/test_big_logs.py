@@ -12,7 +12,7 @@ from compilescope.model.lazy import LazyTuple
 from conftest import FIXTURES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from bench_big_logs import make_big_log  # noqa: E402
+from suites.big_logs import make_big_log  # noqa: E402
 
 
 def test_kernels_are_split_on_first_use_and_equal_to_the_saved_ones():

@@ -18,8 +18,8 @@ from matplotlib.text import Text
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 CAPTURES = {
-    "gpt2": BENCHMARKS / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz",
-    "cnn": BENCHMARKS / "gpu_captures" / "cnn_bfloat16.json.gz",
+    "gpt2": BENCHMARKS / "data" / "gpu_realistic_capture" / "gpt2_6x768_bf16_train.json.gz",
+    "cnn": BENCHMARKS / "data" / "gpu_captures" / "cnn_bfloat16.json.gz",
 }
 
 

@@ -136,7 +136,7 @@ def test_ranks_are_part_of_the_key():
 
 
 def test_triton_kernels_from_the_gpu_run(loaded):
-    """Recorded on an H100 with torch 2.11 and Triton 3.6 (benchmarks/gpu_check.py)."""
+    """Recorded on an H100 with torch 2.11 and Triton 3.6 (benchmarks/recorders/gpu_check.py)."""
     c = loaded("gpu_module_backward")["0/0"]
     triton = [k for k in c.kernels if k.language == "triton"]
     assert len(triton) == 3

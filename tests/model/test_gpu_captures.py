@@ -1,4 +1,4 @@
-"""The pre-recorded GPU captures (H200, torch 2.11, benchmarks/gpu_timings.py) load and hold what
+"""The pre-recorded GPU captures (H200, torch 2.11, benchmarks/recorders/gpu_timings.py) load and hold what
 the tutorials will show: Triton kernels joined to nodes and lines, and measured times."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from compilescope.model.serialize import json_schema
 from compilescope.views.summary_html import devices
 
 CAPTURES = sorted(
-    (Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_captures").glob("*.json.gz")
+    (Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "gpu_captures").glob("*.json.gz")
 )
 
 

@@ -116,7 +116,7 @@ def test_the_line_reader_gives_the_nodes_the_whole_text_parse_gives(monkeypatch)
 
     captures = [load_trace(FIXTURES / f"{name}.log.gz") for name in PARSER_FIXTURES]
     captures.append(load_trace(FIXTURES / "ranks"))
-    gpu = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_captures"
+    gpu = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "gpu_captures"
     captures += [Capture.from_json(gzip.decompress(p.read_bytes())) for p in gpu.glob("*.gz")]
     texts = {g.text for cap in captures for c in cap for gs in c.graphs.values() for g in gs}
     texts |= {DYNAMO, AOT, FORMS}

@@ -96,7 +96,7 @@ def test_crossing_reduction_does_not_regress():
     barycenter_only = layout_graph(nodes, edges, transpose_width=0)
     assert full.crossings <= barycenter_only.crossings
     # 188 with plain barycenter sweeps, 145 with the depth-first start, keep-the-best and
-    # transposition, 112 with long edges re-routed (Graphviz dot: 95, benchmarks/RESULTS.md).
+    # transposition, 112 with long edges re-routed (Graphviz dot: 95, RESULTS.md of 2026-11-22).
     assert full.crossings <= 120
 
 
@@ -132,7 +132,7 @@ def test_the_longest_edges_run_in_lanes_on_big_graphs():
 
 def test_lanes_keep_big_graphs_fast_and_uncrossed():
     # 5,000 nodes: 150,000 dummies, 142,000 of them on 78 edges. In lanes: about 1 s and 866
-    # crossings here (every edge through dummies: 7 s and 999, benchmarks/RESULTS.md).
+    # crossings here (every edge through dummies: 7 s and 999, RESULTS.md of 2026-11-22).
     nodes, edges = fx_like(5000, seed=5000)
     lay = layout_graph(nodes, edges)
     assert sum(map(len, lay.layers)) < 40_000

@@ -1,6 +1,6 @@
-"""The realistic GPU capture (GPT-2 6 x 768, bf16 training step on an H200; benchmarks/
-gpu_realistic.py made it): every kernel timed under the restarted compile id, and the kernel
-table's rates never above the device's measured peaks."""
+"""The realistic GPU capture (GPT-2 6 x 768, bf16 training step on an H200;
+benchmarks/recorders/gpu_realistic.py made it): every kernel timed under the restarted compile
+id, and the kernel table's rates never above the device's measured peaks."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from compilescope.model.kernel_table import kernel_rows
 CAPTURE = (
     Path(__file__).resolve().parents[2]
     / "benchmarks"
+    / "data"
     / "gpu_realistic_capture"
     / "gpt2_6x768_bf16_train.json.gz"
 )
