@@ -195,6 +195,12 @@ SUITE = {
 # Python for the 2-GPU machines.
 _RUN = {"date": "2026-11-27"}
 RECORDED = [
+    # Today's code (a GPU's profiled window of 3 steps), with the plain processes' truth.
+    (
+        "raw/step_budget_2/ddp_verdict_h200x2_split3.json",
+        {"date": "2026-11-27", "triton": "3.6", "python": "3.12"},
+        "--pairs 2 --loops mlp8",
+    ),  # fmt: skip
     ("raw/blind_set/final_ddp_h200x2.json", _RUN, "--pairs 0 --loops no_sync,mlp8"),
     ("raw/blind_set/ddp_verdict_h100x2.json", _RUN, "--pairs 2"),
     ("raw/blind_set/ddp_no_sync_h100x2.json", _RUN, "--pairs 1 --loops no_sync"),

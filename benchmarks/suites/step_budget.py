@@ -107,7 +107,7 @@ def _split_steps(n: int) -> None:
 
     def opened(self) -> None:
         opening(self)
-        self.steps = n  # the clean window's walls are taken: only the split's length changes
+        self._split_steps = n  # the clean window's walls are taken: only the split's length
 
     real_steps.RealStepTimer._open_window = opened
 
@@ -115,6 +115,7 @@ def _split_steps(n: int) -> None:
 def worker(kind: str, loop: str, out: Path, keep: bool, split_steps: int = 0) -> None:
     import compilescope
     import torch
+    from compilescope.live.timing import real_steps
     from compilescope.model.step_budget import step_budget
 
     if split_steps:
@@ -171,7 +172,7 @@ def worker(kind: str, loop: str, out: Path, keep: bool, split_steps: int = 0) ->
         "note": capture.timings.real_steps_note if capture.timings else "",
         "findings": listed,
         "named_at": named,
-        "split_steps": split_steps or 10,
+        "split_steps": split_steps or real_steps.PROFILED_STEPS,
         # the step that ends the profiled window pays for the profile (what a user feels)
         "slowest_after_compile_s": max(inside[5:]) if len(inside) > 5 else None,
     }
@@ -283,9 +284,36 @@ SUITE = {
 # The records today's rows come from; what they do not hold (Triton, Python, the date) is from
 # the run's report (RESULTS.md of 87f12c2, "The step budget against a stopwatch").
 _H100 = {"triton": "3.6", "python": "3.12", "date": "2026-11-27"}
+_H200 = {"triton": "3.6", "python": "3.12", "date": "2026-11-27"}
+_NEW = "raw/step_budget_2/step_budget_"
 RECORDED = [
-    (f"raw/step_budget/step_budget_{kind}.json", _H100, f"--set {kind}")
-    for kind in ("real", "blind", "zoo")
+    # The zoo's 15 loops (a profiled window of 10 steps; the realistic models' run there is
+    # superseded by the H200 runs below).
+    ("raw/step_budget/step_budget_zoo.json", _H100, "--set zoo"),
+    # Today's code (a GPU's profiled window of 3 steps): the blind set, the realistic models.
+    (f"{_NEW}blind_h200_split3.json", _H200, "--set blind"),
+    (f"{_NEW}real_h200_split3.json", _H200, "--set real --split-steps 3"),
+    # The zoo's loops the first run's time limit cut, and its two misses, again.
+    (
+        f"{_NEW}zoo_h200_cut_loops.json",
+        _H200,
+        "--set zoo --loops resnet18_fused_opt,lm_foreach_opt,lm_fused_opt",
+    ),
+    (f"{_NEW}zoo_h200_lm_item_sync.json", _H200, "--set zoo --loops lm_item_sync"),
+    # The profiled window's length: 10 steps against 3, one fresh process each, on one card.
+    (f"{_NEW}real_h200_gpt2_split10.json", _H200, "--set real --loops gpt2_124m_bf16"),
+    (f"{_NEW}real_h200_r50_s10.json", _H200, "--set real --loops resnet50_bf16"),
+    (f"{_NEW}real_h200_r50_s3.json", _H200, "--set real --loops resnet50_bf16 --split-steps 3"),
+    (
+        f"{_NEW}blind_h200_ppo_s10.json",
+        _H200,
+        "--set blind --loops per_param_optimizer --split-steps 10",
+    ),
+    (
+        f"{_NEW}blind_h200_ppo_s3.json",
+        _H200,
+        "--set blind --loops per_param_optimizer --split-steps 3",
+    ),
 ]
 
 
@@ -299,9 +327,13 @@ def convert(path: Path, prov: dict, args: str) -> list[dict]:
         given = {k: prov.get(k) or given.get(k) for k in rows.PROVENANCE}
         cmd = rows.command(SUITE["name"], args.split() if args else ["--set", r["set"]])
 
-        def add(metric, value, unit, _r=r, _p=given, _c=cmd, **more):
+        case = f"{r['set']}: {r['loop']}"
+        if "split_steps" in r:  # runs before it had a profiled window of 10 steps
+            case += f" ({r['split_steps']} profiled steps)"
+
+        def add(metric, value, unit, _r=r, _p=given, _c=cmd, case=case, **more):
             if value is not None:
-                out.append(rows.row(SUITE["name"], f"{_r['set']}: {_r['loop']}", metric,
+                out.append(rows.row(SUITE["name"], case, metric,
                                     value, unit=unit, prov=_p, cmd=_c, **more))  # fmt: skip
 
         # compilescope's compiled step: the median of its window's steps, with their spread.
@@ -309,6 +341,11 @@ def convert(path: Path, prov: dict, args: str) -> list[dict]:
         if walls["n"]:
             add("step", walls.pop("median"), "ms", **walls)
         add("budget / stopwatch, same steps", r.get("budget_vs_same_steps"), "ratio")
+        add("compilescope's steps / stopwatch's, same steps in total",
+            r.get("walls_vs_stopwatch_total"), "ratio")  # fmt: skip
+        add(
+            "slowest step after compiling (the window's end)", r.get("slowest_after_compile_s"), "s"
+        )
         add("budget / stopwatch, 20 steps after", r.get("budget_vs_after"), "ratio")
         add("after: first 10 / last 10", r.get("after_halves"), "ratio")
         share = r.get("unexplained_share")

@@ -28,9 +28,9 @@ _NAMESPACES = ("extern_kernels", "aten", "torch")
 # spin kernel (torch.cuda._sleep) that keeps the GPU busy while the CPU launches, so that the
 # pair brackets the kernel and not the launch gap; no profiler, so no CUPTI start-up (seconds on
 # a fresh process). "profiler": torch.profiler ranges around each launch, the kernels' CUDA time
-# as CUPTI records it (exact, costs the profiler's start). benchmarks/gpu_realistic.py checks
+# as CUPTI records it (exact, costs the profiler's start). benchmarks/recorders/gpu_realistic.py checked
 # both against torch.profiler in real training steps; "events" lets the launch gap leak in
-# (the figures: RESULTS.md, "Timings at realistic size"): the profiler is the default.
+# (the figures are in git history: RESULTS.md of de73b72): the profiler is the default.
 GPU_CLOCK = "profiler"
 _SPIN_CYCLES = 100_000  # about 50 us at H100 clocks: longer than one launch from Python
 

@@ -143,7 +143,7 @@ def first_step_eagerly(where: Place | None) -> Fix:
         tradeoff="the first step runs uncompiled; measured on an H200 (cold caches, foreach "
         "SGD with momentum): the optimizer's compiling fell from 17.0-17.6 s to 6.4-8.0 s (a "
         "ResNet-18) and from 11.5-12.5 s to 5.7-6.0 s (a GPT-2), the step's time unchanged",
-        source="compilescope; benchmarks/RESULTS.md (gpu_first_step.py)",
+        source="compilescope; benchmarks/RESULTS.md (suite gpu-first-step)",
     )
 
 
