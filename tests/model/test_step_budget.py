@@ -3,6 +3,8 @@ figures written out (no torch): what the split measured, what the budget and fin
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from compilescope import tables
 from compilescope.model.capture import Capture
@@ -349,3 +351,25 @@ def test_a_loop_with_nothing_compiled_gets_no_not_faster_verdict():
     r = gpu_real(graphs=(), compiled=sample(0.0172), eager=sample(0.0172))
     kinds = [f.kind for f in findings(capture_of(r))]
     assert "not_compiled" in kinds and "compiled_not_faster" not in kinds
+
+
+def test_no_finding_on_a_recorded_gpu_step_is_more_than_the_step():
+    # An fp32-matmul loop on an H200 (benchmarks/raw/step_budget_2, today's code): its kernels'
+    # device time added up to 110% of the stopwatch's step. The budget scales its parts to the
+    # step; the fp32 finding read "35.387 ms per step (109% of the step)" until it took the
+    # same scale.
+    import compilescope
+    from compilescope.model.step_budget import device_scale, step_budget
+
+    raw = Path(__file__).resolve().parents[2] / "benchmarks" / "raw" / "step_budget_2"
+    cap = compilescope.Capture.from_json((raw / "fp32_matmul_tf32.capture.json").read_text())
+    real = cap.timings.real_steps
+    assert device_scale(real) < 0.95  # the recorded case: the device parts outrun the step
+    parts = step_budget(real)
+    assert sum(p.seconds for p in parts) == pytest.approx(real.compiled.median_s)
+    found = compilescope.findings(cap)
+    assert found[0].kind == "compiled_not_faster"  # 32.587 ms against 32.612 ms eager
+    fp32 = next(f for f in found if f.kind == "fp32_matmul")
+    graphs = sum(p.share for p in parts if p.kind == "graph")
+    assert 0.9 < fp32.cost.share <= graphs <= 1.0
+    assert all(f.cost.share is None or f.cost.share <= 1.0 for f in found)

@@ -18,7 +18,7 @@ from ...model.timing import KernelTiming, Sample
 from ..phases import phase
 from ..torch_bridge import cuda_event
 from .flop_count import kernel_flops
-from .profiler_times import LABEL, detaching_cupti, gpu_times
+from .profiler_times import LABEL, detaching_cupti, gpu_times, start_profile
 
 # Globals of an output module through which its extern calls go (`extern_kernels.mm(...)`,
 # `aten.gelu.default(...)`, `torch.ops.aten._scaled_dot_product_flash_attention.default(...)`).
@@ -249,7 +249,7 @@ def kernel_times(
                 prof = torch.profiler.profile(activities=activities)
                 cupti = detaching_cupti()  # the user's steps after it run as before it
                 cupti.__enter__()
-                prof.start()
+                start_profile(prof)
             try:
                 with phase("kernel runs"):
                     for _ in range(repeats):

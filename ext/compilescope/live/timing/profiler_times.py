@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,15 @@ def profile_with_stacks(cuda: bool = True) -> Any:
     return torch.profiler.profile(
         activities=activities, with_stack=True, experimental_config=config
     )
+
+
+def start_profile(prof: Any) -> None:
+    """`prof.start()`, without the warning torch gives every profile of one cycle since 2.11
+    ("Profiler clears events at the end of each cycle", profiler.py's prepare_trace): it is
+    about our profile, not the user's code, and showed under "torch said" in their capture."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Warning: Profiler clears events")
+        prof.start()
 
 
 Times = dict[tuple[str, str], list[float]]  # (role, kernel) -> seconds per call

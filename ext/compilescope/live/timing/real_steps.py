@@ -28,7 +28,7 @@ from ...model.timing import OptimizerSeen, RealSteps, Sample
 from ..session import BEFORE_THE_BLOCK, CaptureSession
 from ..torch_bridge import cuda_event, cuda_initialized
 from .kernel_timer import CallLog, wrapped_kernels
-from .profiler_times import LABEL, detaching_cupti, profile_with_stacks
+from .profiler_times import LABEL, detaching_cupti, profile_with_stacks, start_profile
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with_role
@@ -276,7 +276,7 @@ class RealStepTimer:
             self._prof = profile_with_stacks()
             self._cupti = detaching_cupti()
             self._cupti.__enter__()
-            self._prof.start()
+            start_profile(self._prof)
         self._marks = [self._now()]
         self._go(Phase.SPLIT)
 

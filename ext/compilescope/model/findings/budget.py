@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..capture import Capture
 from ..graph import Graph, Node
-from ..step_budget import UNEXPLAINED_SHARE, step_budget
+from ..step_budget import UNEXPLAINED_SHARE, device_scale, step_budget
 from .catalog import remedy
 from .parts import Cost, Finding, Fix
 from .perf import SHOWN_SHARE
@@ -26,8 +26,7 @@ def budget_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         found.append(_not_compiled(capture, step))
     # Each work's time as the budget holds it (scaled to the step where the device parts add
     # up past it: a collective's kernel also spins while it waits for the other ranks).
-    device = real.graphs_s + sum(w.seconds for w in real.outside if w.seconds > 0)
-    shrink = step / device if device > step else 1.0  # as step_budget scales its parts
+    shrink = device_scale(real)
     found += [
         _work_finding(replace(w, seconds=w.seconds * shrink), step)
         for w in real.outside

@@ -12,6 +12,7 @@ from ..capture import Capture
 from ..compile import Compile, compile_seconds
 from ..kernel_table import kernel_rows, step_total_s
 from ..place import Place
+from ..step_budget import device_scale
 from .parts import Cost, Finding, Fix, Setting
 from .places import frame_of, frame_places, place, user_loc
 
@@ -141,6 +142,9 @@ def library_matmul_findings(capture: Capture) -> list[Finding]:
         if r["language"] == "extern" and not aten and op in LIBRARY_MATMULS:
             per_op[op] += (r["per_step_s"] or 0.0) / whole
             ids.append(r["compile_id"])
+    if real is not None:  # as the budget's parts: never more than the step
+        scale = device_scale(real)
+        per_op = defaultdict(float, {op: v * scale for op, v in per_op.items()})
     share = sum(per_op.values())
     step = share * whole
     compiles = [c for c in capture if str(c.id) in set(ids)]

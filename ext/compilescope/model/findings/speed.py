@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..capture import Capture
 from ..kernel_table import kernel_rows
+from ..step_budget import device_scale
 from .budget import budget_findings
 from .catalog import remedy
 from .parts import Cost, Finding, Fix, Setting
@@ -254,6 +255,7 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             ids.append(row["compile_id"])
     if not ids:
         return []
+    step_s *= device_scale(real)  # as the budget's parts: never more than the step
     share = step_s / real.compiled.median_s
     setting = Setting("torch.backends.cuda.matmul.allow_tf32", "set", True)
     what = (
@@ -336,6 +338,7 @@ def _channels_last_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             ids.append(row["compile_id"])
     if not ids:
         return []
+    step_s *= device_scale(real)
     share = step_s / real.compiled.median_s
     what = (
         f"Convolutions run on NCHW (channels-first) tensors: {step_s * 1e3:.3f} ms per step "
