@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -142,15 +143,30 @@ def test_interrupt_stops_cleanly_and_restores_state(tmp_path):
             "print('after', logging.getLogger('torch.__trace').handlers, cfg.force_disable_caches, "
             "compilescope.last().partial.split()[0], 'y' in dir())"
         )
-        outputs = []
-        # A stream's text, or an error's name and value (so a failure says what the check met).
-        kc.execute_interactive(
-            check,
-            timeout=60,
-            output_hook=lambda m: outputs.append(
-                m["content"].get("text") or m["content"].get("evalue", "")
-            ),
-        )
+
+        def checked() -> tuple[str, list[str]]:
+            outputs: list[str] = []
+            # A stream's text, or an error's name and value (a failure says what it met).
+            reply = kc.execute_interactive(
+                check,
+                timeout=60,
+                output_hook=lambda m: outputs.append(
+                    m["content"].get("text")
+                    or f"{m['content'].get('ename', '')} {m['content'].get('evalue', '')}".strip()
+                ),
+            )
+            return reply["content"].get("ename", ""), outputs
+
+        interrupted, outputs = checked()
+        if interrupted == "KeyboardInterrupt":
+            # Once, on a loaded machine (CI's 2 cores), the check itself met a KeyboardInterrupt
+            # (its outputs ['', '']): the signal reached the kernel's process group late. Said,
+            # and the state checked again: that is what this test is about.
+            warnings.warn(
+                f"the check after the interrupt was interrupted too: {outputs}", stacklevel=1
+            )
+            interrupted, outputs = checked()
+        assert interrupted == "", outputs
         assert "after [] False KeyboardInterrupt False" in "".join(outputs), outputs
     finally:
         kc.stop_channels()
