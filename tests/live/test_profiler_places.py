@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from compilescope.live.timing.profiler_times import (
+from compilescope.live.timing.profiler_places import (
     profile_with_stacks,
     user_function,
     user_functions,

@@ -171,7 +171,7 @@ def test_real_steps_off():
 
 
 def test_eager_memory_verdict():
-    from compilescope.live.timing.real_steps import eager_memory_verdict
+    from compilescope.live.timing.eager_memory_guard import eager_memory_verdict
 
     gib = 1 << 30
     # Issue 24's case: a compiled step 1.33 GiB above what is held between steps, 3 GiB free.

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from ...model.place import Place
 from ...model.timing import OutsideWork
-from ...trace.notebook_cells import notebook_cell
 from .memory import chrome_trace_events
+from .profiler_places import user_functions
 
 if TYPE_CHECKING:
     from torch._C._autograd import _KinetoEvent  # the profiler's raw events (typed in torch's stub)
@@ -38,22 +37,6 @@ def detaching_cupti() -> Iterator[None]:
     finally:
         if old is None:
             os.environ.pop("TEARDOWN_CUPTI", None)
-
-
-def profile_with_stacks(cuda: bool = True) -> Any:
-    """A CPU and CUDA profiler whose ops carry their Python stacks: `with_stack` alone fills
-    them on no torch we run on (2.11 to 2.14 give empty stacks); the experimental config's
-    `verbose` does (torch/csrc/profiler/kineto_shim, stacks kept only when verbose)."""
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if cuda:
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    try:
-        config = torch._C._profiler._ExperimentalConfig(verbose=True)
-    except Exception:  # pragma: no cover - guard against profiler API drift: no places
-        return torch.profiler.profile(activities=activities)
-    return torch.profiler.profile(
-        activities=activities, with_stack=True, experimental_config=config
-    )
 
 
 def start_profile(prof: Any) -> None:
@@ -240,51 +223,6 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
             )  # fmt: skip
         )
     return sorted(out, key=lambda w: -w.seconds)
-
-
-# Python functions that are not the user's: torch, installed packages, the standard library,
-# compilescope, built-ins. Paths as the profiler's Python tracer writes them ("torch/nn/...").
-_LIBRARY = ("torch/", "<built-in", "<frozen", "<string>", "compilescope/")
-_LIBRARY_IN = ("/site-packages/", "/dist-packages/", "/lib/python", "/compilescope/", "/torch/")
-
-
-def user_function(label: str) -> str | None:
-    """The Python tracer's "path(line): fn" as "dir/file.py:line fn" (a notebook cell's by its
-    cell, as every place is labelled) when it is the user's code, else None. The line is the
-    function's first line: the tracer names functions, not lines."""
-    path, sep, rest = label.partition("(")
-    if not sep or path.startswith(_LIBRARY) or any(m in path for m in _LIBRARY_IN):
-        return None
-    line, sep, fn = rest.partition("): ")
-    if not sep or not line.isdigit():
-        return None
-    # "dir/file.py:12", or "cell [3] line 2": the one label of a place (model/place.py).
-    return f"{Place(path, int(line), fn, cell=notebook_cell(path)).label()} {fn}"
-
-
-def user_functions(events: list[_KinetoEvent]) -> dict[int, str]:
-    """correlation id of each CPU op -> the innermost user function it ran in, from a profile
-    by `profile_with_stacks`; empty without stacks. Never raises: a place is a nicety, not the
-    timing."""
-    try:
-        return _by_op_stacks(events)
-    except Exception:  # pragma: no cover - guard against profiler API drift
-        return {}
-
-
-def _by_op_stacks(events: list[_KinetoEvent]) -> dict[int, str]:
-    """An op's event holds its Python stack, innermost first, under `profile_with_stacks`."""
-    cpu = torch.autograd.DeviceType.CPU
-    out: dict[int, str] = {}
-    for e in events:
-        if e.device_type() != cpu or e.linked_correlation_id() != 0:
-            continue
-        for frame in e.stack():
-            where = user_function(frame)
-            if where is not None:
-                out[e.correlation_id()] = where
-                break
-    return out
 
 
 _PROFILER_OWN = ("cuda", "Activity Buffer Request", "Buffer Flush")

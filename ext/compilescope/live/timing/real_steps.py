@@ -23,21 +23,16 @@ from typing import Any
 
 import torch
 
-from ...common import human_bytes
 from ...model.timing import OptimizerSeen, RealSteps, Sample
 from ..session import BEFORE_THE_BLOCK, CaptureSession
 from ..torch_bridge import cuda_event, cuda_initialized
+from .eager_memory_guard import cuda_memory_reading, eager_memory_verdict
 from .kernel_timer import CallLog, wrapped_kernels
-from .profiler_times import LABEL, detaching_cupti, profile_with_stacks, start_profile
+from .profiler_places import profile_with_stacks
+from .profiler_times import detaching_cupti, start_profile
 from .step_boundaries import hearing_steps
 from .step_context import optimizer_seen, step_settings
 from .step_split import by_graph, device_split, graph_gaps, kernel_figures, with_role
-
-# How many times the compiled step's own memory an eager step may need: eager keeps the
-# intermediates that fusion removed. Issue 24 saw 3.0x (a step peaking 1.33 GiB compiled,
-# 4.01 GiB eager, on an H100); an eager step that runs out of memory would raise in the user's
-# own loop, so the eager window runs only where this much is free.
-EAGER_MEMORY_FACTOR = 3.0
 
 # Steps in the profiled split window on a GPU. The step that ends it pays for the profile (the
 # profiler's stop with Python stacks, then the analysis): on an H200, 10 steps froze that step
@@ -46,26 +41,6 @@ EAGER_MEMORY_FACTOR = 3.0
 # (benchmarks/RESULTS.md, "The step budget against a stopwatch"). A kernel's device time varies
 # little from step to step: the clean window's 10 walls give the step, these give its parts.
 PROFILED_STEPS = 3
-
-
-def eager_memory_verdict(
-    between_steps: int, peak: int, available: int, factor: float = EAGER_MEMORY_FACTOR
-) -> str | None:
-    """Why the eager steps should not run, or None when they may.
-
-    `between_steps`: bytes allocated at a step boundary (weights, gradients, optimizer state);
-    `peak`: the most allocated so far; `available`: what the device and the allocator's cache
-    still hold free. The compiled step needed at most `peak - between_steps` on top.
-    """
-    step = max(peak - between_steps, 0)
-    need = factor * step
-    if need <= available:
-        return None
-    return (
-        f"eager steps skipped: the compiled step needs up to {human_bytes(step)} above the "
-        f"{human_bytes(between_steps)} held between steps, an eager one may need "
-        f"{factor:g}x that ({human_bytes(need)}), and {human_bytes(available)} are free"
-    )
 
 
 class Phase(enum.Enum):
@@ -356,12 +331,7 @@ class RealStepTimer:
     def _memory_reading(self) -> tuple[int, int, int] | None:
         """(allocated now, at a step boundary; the peak so far; free on the device and in the
         allocator's cache), on a GPU; None on a CPU, where nothing is guarded."""
-        if not self._gpu:
-            return None
-        free, _total = torch.cuda.mem_get_info()
-        allocated = torch.cuda.memory_allocated()
-        cached = torch.cuda.memory_reserved() - allocated
-        return allocated, torch.cuda.max_memory_allocated(), free + cached
+        return cuda_memory_reading() if self._gpu else None
 
     # --- the eager window ----------------------------------------------------------------------
     def _enter_eager(self) -> None:
@@ -494,10 +464,4 @@ def following_steps(timer: RealStepTimer | None) -> Iterator[None]:
         timer.outcome()
 
 
-__all__ = [
-    "EAGER_MEMORY_FACTOR",
-    "LABEL",
-    "RealStepTimer",
-    "eager_memory_verdict",
-    "following_steps",
-]
+__all__ = ["RealStepTimer", "following_steps"]
