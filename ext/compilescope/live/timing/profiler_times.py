@@ -1,5 +1,4 @@
-"""GPU kernel times from a torch.profiler session: the device time of the kernels launched inside
-each of kernel_timer's ranges, and the kernels' launch shapes."""
+"""What our profiles saw on the device (kernel time per range, totals, work outside the graphs); their start and stop."""
 
 from __future__ import annotations
 
