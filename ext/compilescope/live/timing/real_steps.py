@@ -8,8 +8,8 @@ CPU), or `PROFILED_STEPS` of them on a GPU (profiler ranges, where the profiler 
 other kernel), for the split.
 Then, if asked, one step and `eager_steps` more run with torch.compile's stance set to
 "force_eager" (the same code, not compiled; the first is eager's warm-up, untimed), unless an
-eager step may not fit in the device's memory. Nothing here may break the user's step: any
-error ends the window with a note.
+eager step may not fit in the device's memory (eager_memory_guard.py). Nothing here may break
+the user's step: any error ends the window with a note.
 """
 
 from __future__ import annotations
