@@ -369,6 +369,10 @@ def test_no_finding_on_a_recorded_gpu_step_is_more_than_the_step():
     assert sum(p.seconds for p in parts) == pytest.approx(real.compiled.median_s)
     found = compilescope.findings(cap)
     assert found[0].kind == "compiled_not_faster"  # 32.587 ms against 32.612 ms eager
+    # Nothing lost: no "cost: 0.000 ms per step, 0% of the step" line under the verdict.
+    from compilescope.model.findings.ranked import cost_text
+
+    assert found[0].cost.step_s is None and cost_text(found[0]) == ""
     fp32 = next(f for f in found if f.kind == "fp32_matmul")
     graphs = sum(p.share for p in parts if p.kind == "graph")
     assert 0.9 < fp32.cost.share <= graphs <= 1.0
