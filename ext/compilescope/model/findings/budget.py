@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..capture import Capture
+from ..compile import Compile
 from ..graph import Graph, Node
 from ..step_budget import UNEXPLAINED_SHARE, device_scale, step_budget
 from .catalog import remedy
@@ -63,6 +64,18 @@ def _not_compiled(capture: Capture, step: float) -> Finding:
             "as eager PyTorch. If the model was compiled before the block, "
             "`capturing(reset=True)` shows it; otherwise compile it."
         )
+    elif graphs := uncompiled_graphs(capture):
+        # A graph with ops that no backend turned into code: backend="eager" (Dynamo's graph
+        # run op by op) or "aot_eager" (the same after AOTAutograd), left in after bisecting.
+        ops = sum(_ops(c) for c in graphs)
+        what = (
+            f"torch.compile captured {len(graphs)} graph{'s' if len(graphs) != 1 else ''} "
+            f"({ops} ops) but generated no kernel from {'them' if len(graphs) != 1 else 'it'}: "
+            'the backend ran the graph op by op, as a debugging backend (`backend="eager"` '
+            'or `"aot_eager"`) does. The steps '
+            f"({step * 1e3:.3f} ms each) ran as eager PyTorch with Dynamo's guards on top."
+        )
+        fixes = (remedy("default_backend").fix(),)
     else:
         frames = len({(c.id.frame_id, c.id.rank) for c in capture})
         what = (
@@ -93,6 +106,16 @@ def _not_compiled(capture: Capture, step: float) -> Finding:
 
 
 _DDP_FILE = "torch/nn/parallel/distributed.py"
+
+
+def uncompiled_graphs(capture: Capture) -> list[Compile]:
+    """Compiles whose Dynamo graph has ops but no backend code: a debugging backend's."""
+    return [c for c in capture if _ops(c) and not c.output_code]
+
+
+def _ops(c: Compile) -> int:
+    """Ops in a compile's Dynamo graph (0 where it has none)."""
+    return sum(g.op_count for g in c.graphs.get("dynamo_output_graph", ()))
 
 
 def _work_finding(w: OutsideWork, step: float) -> Finding | None:

@@ -104,6 +104,20 @@ _ENTRIES = (
         "torch.compile tutorial (Introduction to torch.compile)",
     ),
     Remedy(
+        "default_backend",
+        "compile with the default backend (Inductor)",
+        "graphs captured, but no kernel generated from them: a debugging backend ran them",
+        'drop `backend="eager"` / `"aot_eager"` from `torch.compile(...)` (they are for '
+        "bisecting a problem: Dynamo only, or Dynamo and AOTAutograd, the graph run op by op); "
+        'the default, `"inductor"`, generates fused kernels',
+        "compile time: Inductor generates and compiles kernels on the first call (seconds to "
+        "minutes); a bug the debugging backend was bisecting may come back",
+        "torch.compile troubleshooting docs (the backend='eager' / 'aot_eager' bisection); "
+        "pytorch/pytorch#121370",
+        measured="blind verdict set (CPU, 2 cores): a residual MLP compiled with backend='eager' "
+        "ran 0.99-1.02x of eager",
+    ),
+    Remedy(
         "ddp_compile_inside",
         "compile the model inside DDP",
         "graph breaks in DistributedDataParallel's own forward",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..capture import Capture
 from ..kernel_table import kernel_rows
 from ..step_budget import device_scale
-from .budget import budget_findings
+from .budget import budget_findings, uncompiled_graphs
 from .catalog import remedy
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
@@ -49,9 +49,16 @@ def speed_findings(capture: Capture) -> list[Finding]:
     if real is None or real.compiled.median_s <= 0:
         return []
     verdicts = verdict_findings(real)
-    if not real.graphs and not real.kernels and not any(c.kernels for c in capture):
+    if (
+        not real.graphs
+        and not real.kernels
+        and not any(c.kernels for c in capture)
+        and not uncompiled_graphs(capture)
+    ):
         # No compiled kernel ran in the steps: "not faster" would be eager against eager; the
-        # budget's not_compiled finding says what happened.
+        # budget's not_compiled finding says what happened. Not so where a debugging backend
+        # ran Dynamo's graphs (its guards and frames are a cost of their own: the blind
+        # verdict set's backend="eager" loop is one).
         verdicts = [f for f in verdicts if f.kind != "compiled_not_faster"]
     found = [
         *verdicts,
