@@ -276,8 +276,8 @@ def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_l
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     step = torch.compile(model)
     x = torch.randn(4, 256, 64)  # attention is most of the step, also on a busy machine
-    # 30 steps: room for the window to start over once (something heard compiling inside it,
-    # which a busy machine's late trace records can cause: with 16 steps, no window was left)
+    # 30 steps: with 16 this failed twice beside the GPT-2 test on 2 pytest workers (no
+    # attention finding) and passed 3 of 3 there with 30; the cause is not known (see below)
     with compilescope.capturing(eager_steps=0) as cap:
         for _ in range(30):
             step(x).backward()
@@ -287,7 +287,12 @@ def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_l
     attention = [f for f in found if f.kind == "hand_written_attention"]
     real = cap.capture.timings.real_steps
     why = cap.capture.timings.real_steps_note if real is None else real.note
-    assert len(attention) == 1, ([f.kind for f in found], why)
+    # Once in CI, with 30 steps, this read (['compile_time', 'hot_kernel', 'hot_kernel'], ''):
+    # a window, but no attention and no bmm fallback, as if the timed kernels' compile ids did
+    # not match the capture's. Not reproduced since; the ids and kernels say next time.
+    ran = sorted({(k.compile_id, k.kernel) for k in real.kernels}) if real else []
+    ids = [str(c.id) for c in cap.capture]
+    assert len(attention) == 1, ([f.kind for f in found], why, ids, ran)
     (f,) = attention
     assert f.user is not None and "torch.softmax(scores.masked_fill" in linecache.getline(
         f.user.file, f.user.line
