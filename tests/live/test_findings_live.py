@@ -251,53 +251,28 @@ class BufferCounter(StepCounter):
         self.register_buffer("step", torch.zeros((), dtype=torch.long))
 
 
-class HandAttention(torch.nn.Module):
-    """One causal self-attention layer written by hand, as many codebases do (issue 42)."""
-
-    def __init__(self, width: int = 64, heads: int = 4) -> None:
-        super().__init__()
-        self.heads = heads
-        self.qkv = torch.nn.Linear(width, 3 * width)
-        self.out = torch.nn.Linear(width, width)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, t, c = x.shape
-        q, k, v = self.qkv(x).view(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
-        scores = (q @ k.transpose(-2, -1)) * (c // self.heads) ** -0.5
-        mask = torch.triu(torch.ones(t, t, dtype=torch.bool, device=x.device), 1)
-        weights = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
-        return self.out((weights @ v).transpose(1, 2).reshape(b, t, c)).pow(2).mean()
-
-
 def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_line():
-    torch._dynamo.reset()
-    torch.manual_seed(0)
-    model = HandAttention()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    step = torch.compile(model)
-    x = torch.randn(4, 256, 64)  # attention is most of the step, also on a busy machine
-    # 30 steps: with 16 this failed twice beside the GPT-2 test on 2 pytest workers (no
-    # attention finding) and passed 3 of 3 there with 30; the cause is not known (see below)
-    with compilescope.capturing(eager_steps=0) as cap:
-        for _ in range(30):
-            step(x).backward()
-            opt.step()
-            opt.zero_grad()
-    found = compilescope.findings(cap.capture)
-    attention = [f for f in found if f.kind == "hand_written_attention"]
-    real = cap.capture.timings.real_steps
-    why = cap.capture.timings.real_steps_note if real is None else real.note
-    # Once in CI, with 30 steps, this read (['compile_time', 'hot_kernel', 'hot_kernel'], ''):
-    # a window, but no attention and no bmm fallback, as if the timed kernels' compile ids did
-    # not match the capture's. Not reproduced since; the ids and kernels say next time.
-    ran = sorted({(k.compile_id, k.kernel) for k in real.kernels}) if real else []
-    ids = [str(c.id) for c in cap.capture]
-    assert len(attention) == 1, ([f.kind for f in found], why, ids, ran)
+    # In a fresh process: in two clean-clone CI runs on 2 pytest workers, this loop run inside
+    # the worker found no attention (findings ['compile_time', 'hot_kernel'], kernels of its
+    # compile 0/0 timed), though it passed alone, in file order, beside the GPT-2 test and on
+    # 2 workers over tests/live and tests/magic: something an earlier test leaves in that
+    # process, not found yet. A user's session starts fresh; the child says what it saw.
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    child = Path(__file__).with_name("attention_loop.py")
+    done = subprocess.run([sys.executable, str(child)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    attention = [f for f in seen["found"] if f["kind"] == "hand_written_attention"]
+    assert len(attention) == 1, ([f["kind"] for f in seen["found"]], seen)
     (f,) = attention
-    assert f.user is not None and "torch.softmax(scores.masked_fill" in linecache.getline(
-        f.user.file, f.user.line
+    assert f["file"] and "torch.softmax(scores.masked_fill" in linecache.getline(
+        f["file"], f["line"]
     )
-    assert "scaled_dot_product_attention" in f.fix.change and f.cost.share > 0, f.what
+    assert "scaled_dot_product_attention" in f["fix"] and f["share"] > 0, f["what"]
     # The remedy applied: attention through SDPA is not hand-written attention.
     from compilescope.model.findings.budget import hand_written_attention
 
