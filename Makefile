@@ -50,7 +50,7 @@ lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks a
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/01_quickstart.ipynb
 
 test: setup setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations=10
+	$(BIN)/python -m pytest -q --durations=10
 
 # The supported-versions matrix (README "Torch versions"): a venv of its own per release, the
 # whole suite on it. A CUDA build brings the triton it pins; a CPU build gets TORCH_TRITON.

@@ -60,18 +60,3 @@ def loaded():
         return cache[name]
 
     return load
-
-
-# `make test` runs the suite on 2 workers (pytest-xdist): on 2 cores it took 8.5 min against
-# 14 min in one process, since most tests are one Python thread compiling or waiting for a
-# kernel or a browser. The longest tests go first, so that no worker is left running one of
-# them alone at the end; within a kind, the order is the files'.
-_LONGEST_FIRST = ("tutorials", "slow", "browser", "torch")
-
-
-def pytest_collection_modifyitems(config, items):
-    def kind(item) -> int:
-        marks = {m.name for m in item.iter_markers()}
-        return next((i for i, m in enumerate(_LONGEST_FIRST) if m in marks), len(_LONGEST_FIRST))
-
-    items.sort(key=kind)  # stable: each kind keeps the files' order
