@@ -252,11 +252,10 @@ class BufferCounter(StepCounter):
 
 
 def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_line():
-    # In a fresh process: in two clean-clone CI runs on 2 pytest workers, this loop run inside
-    # the worker found no attention (findings ['compile_time', 'hot_kernel'], kernels of its
-    # compile 0/0 timed), though it passed alone, in file order, beside the GPT-2 test and on
-    # 2 workers over tests/live and tests/magic: something an earlier test leaves in that
-    # process, not found yet. A user's session starts fresh; the child says what it saw.
+    # In a fresh process, as a user's session starts. On 2 pytest workers (tried, not kept)
+    # this loop found no attention in three clean-clone runs in a row, the last one in this
+    # fresh process too: the cause is the contention, not found further. The child prints its
+    # findings, kernels and Dynamo graph ops, so a failure says what it saw.
     import json
     import subprocess
     import sys
