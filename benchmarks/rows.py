@@ -136,3 +136,17 @@ def save_figures(path: Path, found: list[tuple], gpu: bool = False) -> None:
         for c, m, u, v in found
     ]}  # fmt: skip
     path.write_text(json.dumps(record, indent=1))
+
+
+def convert_figures(suite: str, path: Path, prov: dict, args: str) -> list[dict]:
+    """Rows of a suite whose script writes one figures JSON (`save_figures`), with `prov`
+    filling what the record's own provenance lacks."""
+    record = json.loads(path.read_text())
+    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
+    return figures(suite, record, command(suite, args.split()))
+
+
+def run_figures(script: Path, suite: str, args: list[str], out: Path) -> list[dict]:
+    """Run such a suite's script into OUT/figures.json and convert it."""
+    run_script(script, [*args, "--json", str(out / "figures.json")])
+    return convert_figures(suite, out / "figures.json", {}, " ".join(args))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import platform
 import resource
 import shutil
@@ -206,16 +205,13 @@ SUITE = {
 def convert(path: Path, prov: dict, args: str) -> list[dict]:
     import rows
 
-    record = json.loads(path.read_text())
-    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
-    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+    return rows.convert_figures(SUITE["name"], path, prov, args)
 
 
 def run(args: list[str], out: Path) -> list[dict]:
     import rows
 
-    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
-    return convert(out / "figures.json", {}, " ".join(args))
+    return rows.run_figures(Path(__file__), SUITE["name"], args, out)
 
 
 RECORDED = [("raw/capture/capture_2026-11-27.json", {}, "--pairs 5 --loads 9")]

@@ -196,16 +196,13 @@ SUITE = {
 def convert(path: Path, prov: dict, args: str) -> list[dict]:
     import rows
 
-    record = json.loads(path.read_text())
-    record["provenance"] = {**record.get("provenance", {}), **{k: v for k, v in prov.items() if v}}
-    return rows.figures(SUITE["name"], record, rows.command(SUITE["name"], args.split()))
+    return rows.convert_figures(SUITE["name"], path, prov, args)
 
 
 def run(args: list[str], out: Path) -> list[dict]:
     import rows
 
-    rows.run_script(Path(__file__), [*args, "--json", str(out / "figures.json")])
-    return convert(out / "figures.json", {}, " ".join(args))
+    return rows.run_figures(Path(__file__), SUITE["name"], args, out)
 
 
 RECORDED = [("raw/layout/layout_2026-11-27.json", {}, "--sizes 1000 5000 20000 --repeats 5")]
