@@ -9,7 +9,10 @@ Prints a Markdown section for benchmarks/RESULTS.md.
   the per-pair ratios. Arms: bare `torch.compile`; `capturing()` (listening only);
   `capture(model, x)` (listening and timings, the default); with `--before PATH` also
   `capture(model, x, timings=True)` from the compilescope package at PATH (an older checkout's
-  `ext/`), for before/after figures from one run.
+  `ext/`), for before/after figures from one run. With `--warm-cache` every run shares one
+  Inductor cache directory, warmed by an uncounted bare run (a machine where torch has
+  compiled before), with the FX-graph and AOTAutograd caches off in every arm, so that each
+  run compiles the graphs anew but reuses what torch keeps across graphs (the vector-ISA check).
 - offline loading: `compilescope.load_trace` (lazy) and the same plus parsing every graph's
   nodes, against `tlparse` on the same multi-MB TORCH_TRACE log (the GPT-2 fixture), alternating.
 """
@@ -62,13 +65,19 @@ ARMS = {
 }
 
 
-def timed_child(arm: str, ext: str, threads: int | None) -> tuple[float, float, float]:
+def timed_child(
+    arm: str, ext: str, threads: int | None, warm: str | None = None
+) -> tuple[float, float, float]:
     """(wall seconds, of which measuring, CPU seconds) of one fresh process with a fresh cache
-    directory. CPU seconds are user + system of the process and the compilers it ran (they
-    are reaped children): steadier than wall time on a machine others are using."""
+    directory (or the shared `warm` one). CPU seconds are user + system of the process and the
+    compilers it ran (they are reaped children): steadier than wall time on a machine others
+    are using."""
     code = CHILD.format(tests=str(ROOT / "tests"), ext=ext, arm=arm)
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as fresh:
+        cache = warm or fresh
         env = {"TORCHINDUCTOR_CACHE_DIR": cache, "PATH": "/usr/bin:/bin", "HOME": cache}
+        if warm:  # every graph compiled anew, as on a machine that has not seen this model
+            env |= {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
         if threads:
             env["OMP_NUM_THREADS"] = str(threads)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -95,6 +104,9 @@ def main() -> None:
     )
     parser.add_argument("--threads", type=int, help="OMP_NUM_THREADS for every arm")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--warm-cache", action="store_true", help="one shared, warmed Inductor cache directory"
+    )
     args = parser.parse_args()
 
     import compilescope
@@ -109,10 +121,13 @@ def main() -> None:
     ratios: dict[str, list[float]] = {arm: [] for arm in arms if arm != "bare"}
     cpu: dict[str, list[float]] = {arm: [] for arm in arms}
     cpu_ratios: dict[str, list[float]] = {arm: [] for arm in arms if arm != "bare"}
+    warm = tempfile.mkdtemp(prefix="cs-warm-cache-") if args.warm_cache else None
+    if warm:
+        timed_child("bare", str(ROOT / "ext"), args.threads, warm)
     for i in range(args.pairs):
         # Rotate which arm goes first, so drift in machine load hits every arm alike.
         order = arms[i % len(arms) :] + arms[: i % len(arms)]
-        result = {arm: timed_child(arm, ext[arm], args.threads) for arm in order}
+        result = {arm: timed_child(arm, ext[arm], args.threads, warm) for arm in order}
         for arm in arms:
             totals[arm].append(result[arm][0])
             measuring[arm].append(result[arm][1])
@@ -149,10 +164,8 @@ def main() -> None:
         f"{__import__('os').cpu_count()} cores; Python {platform.python_version()}, "
         f"torch {torch.__version__}, compilescope {compilescope.__version__}.\n"
     )
-    print(
-        "### Capture overhead (TinyMLP forward+backward, inductor, fresh process and fresh "
-        "Inductor cache dir each run)\n"
-    )
+    where = "one warmed Inductor cache dir" if warm else "fresh Inductor cache dir each run"
+    print(f"### Capture overhead (TinyMLP forward+backward, inductor, fresh process and {where})\n")
     if args.threads:
         print(f"OMP_NUM_THREADS={args.threads} in every arm.\n")
     for arm in arms:
@@ -185,9 +198,10 @@ def main() -> None:
 
         found = []
         for arm in arms:
-            found += [(ARMS[arm], "wall", "s", totals[arm]), (ARMS[arm], "CPU", "s", cpu[arm])]
+            case = ARMS[arm] + (", warm cache dir" if warm else "")
+            found += [(case, "wall", "s", totals[arm]), (case, "CPU", "s", cpu[arm])]
             if arm != "bare":
-                found += [(ARMS[arm], "wall / bare, per run", "x", ratios[arm])]
+                found += [(case, "wall / bare, per run", "x", ratios[arm])]
         for what, values in (("tlparse", reference), ("load_trace, lazy", lazy),
                              ("load_trace, every graph parsed", full)):  # fmt: skip
             found.append((f"GPT-2 log, {size:.1f} MB", what, "s", values))
@@ -214,7 +228,14 @@ def run(args: list[str], out: Path) -> list[dict]:
     return rows.run_figures(Path(__file__), SUITE["name"], args, out)
 
 
-RECORDED = [("raw/capture/capture_2026-11-27.json", {}, "--pairs 5 --loads 9")]
+RECORDED = [
+    ("raw/capture/capture_2026-11-27.json", {}, "--pairs 5 --loads 9"),
+    (
+        "raw/capture/capture_warm_2026-11-27.json",
+        {},
+        "--warm-cache --pairs 5 --loads 3 --arms bare,listening,after --before OLD/ext",
+    ),
+]
 
 
 if __name__ == "__main__":

@@ -86,3 +86,23 @@ def test_a_warm_capture_that_misses_says_what_it_did_not_record(tmp_path, monkey
     assert any(e.result == "miss" for c in capture for e in c.cache_events)
     assert "capturing(fresh=True)" in capture.note
     assert compile_budget(capture).label == "cold: torch's caches missed"
+
+
+def test_the_vector_isa_is_checked_in_the_users_cache_folder_not_the_fresh_one(monkeypatch):
+    """Inductor's vector-ISA check (6 g++ runs, once per process, kept in the cache folder it
+    ran in) runs before a fresh capture points Inductor at its new folder: run inside it, every
+    new kernel rebuilt the check (a fresh process's first capture 10.1 s against 4.3 s,
+    benchmarks/RESULTS.md, capture overhead run 2)."""
+    import torch._inductor.cpu_vec_isa as cpu_vec_isa
+    from compilescope.live import torch_bridge
+    from torch._inductor.runtime.runtime_utils import cache_dir
+
+    if torch.cuda.is_available():
+        pytest.skip("with CUDA the check is left to Inductor (torch_bridge._check_vector_isa)")
+    checked_in: list[str] = []
+    monkeypatch.setattr(cpu_vec_isa, "valid_vec_isa_list", lambda: checked_in.append(cache_dir()))
+    user_folder = cache_dir()
+    with torch_bridge.capture_settings(fresh=True):
+        capture_folder = cache_dir()
+    assert capture_folder != user_folder  # the capture compiles in a fresh folder
+    assert checked_in == [user_folder]

@@ -210,12 +210,31 @@ def _fresh_cache() -> Iterator[None]:
             yield
             return
     parent = cache_dir()  # sets TORCHINDUCTOR_CACHE_DIR to torch's default where unset
+    _check_vector_isa()
     # fresh_cache points these two at the new folder; torch's repros copy the environment.
     names = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
     before = {name: os.environ.get(name) for name in names}
     with fresh_cache(dir=parent, delete=False):
         with repro_settings.env_changed(before, {name: os.environ.get(name) for name in names}):
             yield
+
+
+def _check_vector_isa() -> None:
+    """On a machine without CUDA, let Inductor check which vector instructions the C++ compiler
+    can use while its cache folder is still the user's. The check builds and loads small
+    programs (6 g++ runs, about 6 s on our 2-core machines) into the current cache folder, once
+    per process (torch/_inductor/cpu_vec_isa.py, valid_vec_isa_list is functools.cache'd), and
+    reuses them from there in later processes. Run first inside a capture's fresh folder, it
+    rebuilt them in every new kernel: a fresh process's first capture of a small MLP took 10.1 s
+    against 4.3 s (benchmarks/RESULTS.md, capture overhead, run 2). Skipped with CUDA, where a
+    CPU graph is rare and the check would cost a GPU user's first capture."""
+    if torch.cuda.is_available():
+        return
+    try:
+        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+    except ImportError:  # pragma: no cover - every torch from 2.8 to 2.14 has it
+        return
+    valid_vec_isa_list()
 
 
 def current_compile_id() -> str | None:
