@@ -60,3 +60,13 @@ def loaded():
         return cache[name]
 
     return load
+
+
+# `make test` runs the untimed tests on 2 workers, a file at a time (pytest-xdist, --dist
+# loadfile). The tutorials' file is the longest by far (the binder environment's build, then
+# eleven notebooks, about 4 minutes): it goes first, so that no worker runs it alone at the end.
+_FIRST = "notebooks/test_tutorials.py"
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: _FIRST not in item.nodeid)  # stable: the rest keep their order

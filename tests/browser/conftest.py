@@ -23,6 +23,9 @@ CHROMIUM_ARGS = [
 ]  # fmt: skip
 
 
+PATIENCE_MS = 90_000  # Playwright's waits; its default is 30 s
+
+
 def artifacts() -> Path:
     """The folder screenshots go to (tests/artifacts/, ignored by git), made when first asked."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -43,6 +46,16 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        # `make test` runs these beside another worker's compiles: JupyterLab can take longer
+        # than Playwright's default 30 s to make a cell clickable while both cores are busy.
+        new_context = b.new_context
+
+        def patient_context(*args, **kwargs):
+            context = new_context(*args, **kwargs)
+            context.set_default_timeout(PATIENCE_MS)
+            return context
+
+        b.new_context = patient_context
         yield b
         b.close()
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 from compilescope.model.capture import Capture
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.timing]  # a break's cost against a sleep
 
 SLEEP_S = 0.004
 

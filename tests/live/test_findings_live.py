@@ -251,6 +251,7 @@ class BufferCounter(StepCounter):
         self.register_buffer("step", torch.zeros((), dtype=torch.long))
 
 
+@pytest.mark.timing  # the attention finding's share and rank are measured
 def test_hand_written_attention_in_a_training_loop_gets_the_sdpa_remedy_at_its_line():
     # In a fresh process, as a user's session starts. On 2 pytest workers (tried, not kept)
     # this loop found no attention in three clean-clone runs in a row, the last one in this

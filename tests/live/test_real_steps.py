@@ -263,6 +263,7 @@ class _BrokenTiny(torch.nn.Module):
         return torch.relu(d(x)).sum()
 
 
+@pytest.mark.timing  # the verdict compares measured steps
 def test_a_training_loop_gets_a_budget_that_adds_up_and_the_verdict_when_compiled_is_slower():
     torch._dynamo.reset()
     torch.manual_seed(0)

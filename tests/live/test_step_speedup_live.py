@@ -8,7 +8,7 @@ import pytest
 import torch
 from compilescope.model.speedup import NOISE, verdict
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.timing]  # a measured speedup
 
 
 def _captured_loop(**optimizer_flags: bool) -> compilescope.Capture:

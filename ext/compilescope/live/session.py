@@ -154,6 +154,10 @@ class CaptureSession:
 
             with (
                 torch_support.noting_missing() as self._missing,
+                # torch's warnings: for the view, not stderr. First: the settings of a fresh
+                # capture make torch speak too (its vector-ISA check imports cpp_extension,
+                # which warns "No CUDA runtime is found" on a CPU machine with a CUDA build).
+                optional("torch's warnings by compile id", torch_words.listening) as said,
                 torch_bridge.capture_settings(extra_settings, fresh=fresh),
                 torch_bridge.listening(self._sink),
                 # Inductor's pass and partitioner hooks go into its cache keys, and ours do not
@@ -167,8 +171,6 @@ class CaptureSession:
                 ),
                 optional("node maps of lazily lowered backward kernels", lazy_backward_provenance),
                 keyed("the partition lab", lambda: recording_partitions(self.joints)),
-                # torch's warnings: for the view, not stderr
-                optional("torch's warnings by compile id", torch_words.listening) as said,
                 optional("the autotuner's records", hearing_autotune) as autotune,
             ):
                 self._autotune = autotune or AutotuneRecords()
