@@ -33,6 +33,7 @@ def _timings_tab(page, capture, path):
     page.click("button[data-tab='timings']")
 
 
+@pytest.mark.timing  # the budget bar's parts are measured: under load one can shrink out of it
 def test_the_timings_tab_opens_with_the_steps_as_they_ran(page, tmp_path):
     with compilescope.capturing() as cap:
         _loop(30)

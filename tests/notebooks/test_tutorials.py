@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import re
 import subprocess
 import sys
@@ -175,11 +174,11 @@ def shows_a_view(cell) -> bool:
     return magic or "compilescope.show(" in cell.source
 
 
-# Alone (`pytest -m tutorials`, `make tutorials`), the tutorials run two at a time, a kernel
-# each: on 2 cores the eleven took 110 s instead of 197 s. Those that compare two clocks (05)
-# or rank findings by measured time (10) run last, with the machine to themselves. Under
-# `make test`'s two pytest workers the other worker is the second lane: one at a time here.
-LANES = 1 if "PYTEST_XDIST_WORKER" in os.environ else 2
+# The tutorials run two at a time, a kernel each: alone on 2 cores (`make tutorials`) the
+# eleven took 110 s instead of 197 s, since a kernel often waits (for g++, for a subprocess).
+# Those that compare two clocks (05) or rank findings by measured time (10) run last, without
+# another tutorial beside them.
+LANES = 2
 ALONE = ("05_inductor", "10_make_it_faster")
 # The longest (54 s) starts first, so that the two lanes end together.
 FIRST = ("11_compile_time",)
