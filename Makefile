@@ -50,10 +50,10 @@ lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks a
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/01_quickstart.ipynb
 
 # Two tiers: the few tests that assert on measured time, in one process with the machine to
-# themselves (short, so first); then the rest on 2 workers (tests/conftest.py says how they are shared out; README, Tests).
+# themselves (short, so first); then the rest on 2 workers, a file at a time (tests/conftest.py; README, Tests).
 test: setup setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q -m timing --durations=5
-	$(BIN)/python -m pytest -q -m "not timing" -n 2 --dist loadgroup --durations=10
+	$(BIN)/python -m pytest -q -m "not timing" -n 2 --dist loadfile --durations=10
 
 # The supported-versions matrix (README "Torch versions"): a venv of its own per release, the
 # whole suite on it. A CUDA build brings the triton it pins; a CPU build gets TORCH_TRITON.

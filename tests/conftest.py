@@ -62,16 +62,12 @@ def loaded():
     return load
 
 
-# `make test` runs the untimed tests on 2 workers (pytest-xdist, --dist loadgroup): a file's
-# tests on one worker (its module fixtures are made once), and all browser tests on one (one
-# JupyterLab and one Chromium for the session). The tutorials' file is the longest by far (the
-# binder environment's build, then eleven notebooks): it goes first, so that no worker runs it
-# alone at the end.
+# `make test` runs the untimed tests on 2 workers, a file at a time (pytest-xdist, --dist
+# loadfile: a file's module fixtures are made once). The tutorials' file is the longest by far
+# (the binder environment's build, then eleven notebooks): it goes first, so that no worker runs
+# it alone at the end.
 _FIRST = "notebooks/test_tutorials.py"
 
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: _FIRST not in item.nodeid)  # stable: the rest keep their order
-    for item in items:
-        group = "browser" if item.get_closest_marker("browser") else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
