@@ -37,9 +37,25 @@ import os, sys, time
 sys.path.insert(0, {tests!r})
 sys.path.insert(0, {ext!r})
 import torch, compilescope
-from workloads import TinyMLP
+from workloads import TinyMLP, ConvBN
 torch.manual_seed(0)
-model, x = TinyMLP(), torch.randn(4, 16)
+if {model!r} == "cnn":
+    model, x = ConvBN(), torch.randn(4, 3, 16, 16)
+elif {model!r} == "lm":
+    from transformers import GPT2Config, GPT2Model
+
+    class LM(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            config = GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=256, n_positions=64)
+            self.gpt = GPT2Model(config)
+
+        def forward(self, ids):
+            return self.gpt(input_ids=ids).last_hidden_state
+
+    model, x = LM(), torch.randint(0, 256, (2, 32))
+else:
+    model, x = TinyMLP(), torch.randn(4, 16)
 measure_s = 0.0
 start = time.perf_counter()
 if {arm!r} == "bare":
@@ -66,13 +82,13 @@ ARMS = {
 
 
 def timed_child(
-    arm: str, ext: str, threads: int | None, warm: str | None = None
+    arm: str, ext: str, threads: int | None, warm: str | None = None, model: str = "mlp"
 ) -> tuple[float, float, float]:
     """(wall seconds, of which measuring, CPU seconds) of one fresh process with a fresh cache
     directory (or the shared `warm` one). CPU seconds are user + system of the process and the
     compilers it ran (they are reaped children): steadier than wall time on a machine others
     are using."""
-    code = CHILD.format(tests=str(ROOT / "tests"), ext=ext, arm=arm)
+    code = CHILD.format(tests=str(ROOT / "tests"), ext=ext, arm=arm, model=model)
     with tempfile.TemporaryDirectory() as fresh:
         cache = warm or fresh
         env = {"TORCHINDUCTOR_CACHE_DIR": cache, "PATH": "/usr/bin:/bin", "HOME": cache}
@@ -107,6 +123,12 @@ def main() -> None:
     parser.add_argument(
         "--warm-cache", action="store_true", help="one shared, warmed Inductor cache directory"
     )
+    parser.add_argument(
+        "--model",
+        choices=("mlp", "cnn", "lm"),
+        default="mlp",
+        help="TinyMLP, a conv+batch-norm CNN, or a 2-layer GPT-2 (transformers)",
+    )
     args = parser.parse_args()
 
     import compilescope
@@ -123,11 +145,11 @@ def main() -> None:
     cpu_ratios: dict[str, list[float]] = {arm: [] for arm in arms if arm != "bare"}
     warm = tempfile.mkdtemp(prefix="cs-warm-cache-") if args.warm_cache else None
     if warm:
-        timed_child("bare", str(ROOT / "ext"), args.threads, warm)
+        timed_child("bare", str(ROOT / "ext"), args.threads, warm, args.model)
     for i in range(args.pairs):
         # Rotate which arm goes first, so drift in machine load hits every arm alike.
         order = arms[i % len(arms) :] + arms[: i % len(arms)]
-        result = {arm: timed_child(arm, ext[arm], args.threads, warm) for arm in order}
+        result = {arm: timed_child(arm, ext[arm], args.threads, warm, args.model) for arm in order}
         for arm in arms:
             totals[arm].append(result[arm][0])
             measuring[arm].append(result[arm][1])
@@ -165,7 +187,8 @@ def main() -> None:
         f"torch {torch.__version__}, compilescope {compilescope.__version__}.\n"
     )
     where = "one warmed Inductor cache dir" if warm else "fresh Inductor cache dir each run"
-    print(f"### Capture overhead (TinyMLP forward+backward, inductor, fresh process and {where})\n")
+    name = {"mlp": "TinyMLP", "cnn": "a conv+batch-norm CNN", "lm": "a 2-layer GPT-2"}[args.model]
+    print(f"### Capture overhead ({name} forward+backward, inductor, fresh process and {where})\n")
     if args.threads:
         print(f"OMP_NUM_THREADS={args.threads} in every arm.\n")
     for arm in arms:
@@ -199,6 +222,7 @@ def main() -> None:
         found = []
         for arm in arms:
             case = ARMS[arm] + (", warm cache dir" if warm else "")
+            case += "" if args.model == "mlp" else f", {args.model}"
             found += [(case, "wall", "s", totals[arm]), (case, "CPU", "s", cpu[arm])]
             if arm != "bare":
                 found += [(case, "wall / bare, per run", "x", ratios[arm])]
@@ -234,6 +258,15 @@ RECORDED = [
         "raw/capture/capture_warm_2026-11-27.json",
         {},
         "--warm-cache --pairs 5 --loads 3 --arms bare,listening,after --before OLD/ext",
+    ),
+    *(
+        (
+            f"raw/capture/capture_warm_{model}_2026-11-27.json",
+            {},
+            f"--warm-cache --pairs 3 --loads 1 --arms bare,listening,after --before OLD/ext "
+            f"--model {model}",
+        )
+        for model in ("cnn", "lm")
     ),
 ]
 
