@@ -225,9 +225,9 @@ def _check_vector_isa() -> None:
     programs (6 g++ runs, about 6 s on our 2-core machines) into the current cache folder, once
     per process (torch/_inductor/cpu_vec_isa.py, valid_vec_isa_list is functools.cache'd), and
     reuses them from there in later processes. Run first inside a capture's fresh folder, it
-    rebuilt them in every new kernel, about 5.6 s of each fresh process's first capture (a small
-    MLP, a CNN, a GPT-2: benchmarks/RESULTS.md, capture overhead, runs 2-4). Skipped with CUDA, where a
-    CPU graph is rare and the check would cost a GPU user's first capture."""
+    rebuilt them in every new kernel, about 5.6 s of each fresh process's first capture (a
+    small MLP, a CNN, a GPT-2: benchmarks/RESULTS.md, capture overhead, runs 2-4). Skipped with
+    CUDA, where a CPU graph is rare and the check would cost a GPU user's first capture."""
     if torch.cuda.is_available():
         return
     try:
