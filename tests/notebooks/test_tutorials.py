@@ -191,7 +191,6 @@ class Executed:
 
     nb: nbformat.NotebookNode
     error: str | None
-    took: float
 
 
 async def _execute(path: Path) -> Executed:
@@ -216,7 +215,7 @@ async def _execute(path: Path) -> Executed:
     took = time.perf_counter() - start
     with open(ARTIFACTS / "times.txt", "a") as times:
         times.write(f"{path.name} {took:.1f} s\n")
-    return Executed(nb, error, took)
+    return Executed(nb, error)
 
 
 async def _execute_all(paths: list[Path]) -> dict[Path, Executed]:
