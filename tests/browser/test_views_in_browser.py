@@ -125,6 +125,9 @@ def test_jupyterlab_renders_and_links(page, notebook):
         f"{notebook['base']}/lab/workspaces/cs-views/tree/lab.ipynb?token={notebook['token']}"
     )
     run_all(page)
+    # torch's own warnings of the cell are in the view, not spilled as stderr below it.
+    stderr = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    assert stderr.count() == 0, stderr.all_inner_texts()
     exercise_view(page)
     assert page.errors == [] and page.dialogs == []
 
