@@ -48,6 +48,24 @@ def unpacked(name: str, directory: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def ip():
+    """A real IPython shell (IPython.testing.globalipapp) with compilescope loaded."""
+    from IPython.testing import globalipapp
+
+    # One test shell per process: start_ipython() returns None once another test started it.
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "compilescope")
+    # torch's own lazy TORCH_TRACE handler removes itself at the first compile of a process
+    # (no TORCH_TRACE set); compile once first so state comparisons see only our changes.
+    shell.run_cell(
+        "import torch\ntorch.manual_seed(0)\n"
+        "torch.compile(lambda a: a + 1, backend='eager')(torch.ones(1))"
+    )
+    return shell
+
+
+@pytest.fixture(scope="session")
 def loaded():
     """Fixture name -> Capture read from its recorded log (each read once per session)."""
     from compilescope import load_trace

@@ -15,7 +15,6 @@ import nbformat
 import pytest
 
 from browser.conftest import ARTIFACTS
-from magic.conftest import ip  # noqa: F401 (the session's IPython shell, where the magic runs)
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
 
