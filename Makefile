@@ -10,7 +10,7 @@ TORCH_PIN ?= torch==2.14.1
 # A CPU build of torch has none: `make test-torch TORCH=2.13.0 TORCH_TRITON=triton==3.7.1`.
 TRITON_PIN ?= triton==3.8.0
 
-.PHONY: test-torch help setup setup-browser setup-js js demo lab test tutorials test-fast lint format bench clean
+.PHONY: test-torch help setup setup-browser setup-js js demo lab test tutorials tutorials-env test-fast lint format bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -49,9 +49,18 @@ demo: setup  ## capture a small model and print what torch.compile did
 lab: setup  ## open JupyterLab on the quickstart tutorial (the other notebooks are beside it)
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/01_quickstart.ipynb
 
-# Two tiers: the few tests that assert on measured time, in one process with the machine to
-# themselves (short, so first); then the rest on 2 workers, a file at a time (tests/conftest.py; README, Tests).
-test: setup setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
+# The tutorials' environment, built from binder/'s files as repo2docker would, cached in
+# .tutorials-venv/ by their hash (tests/notebooks/tutorial_env.py). Only the standard library
+# and binder/runtime.txt's Python are needed, so it builds beside `setup`: two pip installs of
+# about a minute each, one core each (`make test` runs them together).
+tutorials-env:  ## build (once per binder/ change) the environment the tutorials run in
+	$(PY) tests/notebooks/tutorial_env.py
+
+# Set up (the two environments side by side), then two tiers: the few tests that assert on
+# measured time, in one process with the machine to themselves (short, so first); then the
+# rest on 2 workers, a file at a time (tests/conftest.py; README, Tests).
+test: setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
+	$(MAKE) --no-print-directory -j2 setup tutorials-env
 	$(BIN)/python -m pytest -q -m timing --durations=5
 	$(BIN)/python -m pytest -q -m "not timing" -n 2 --dist loadfile --durations=10
 
@@ -76,7 +85,7 @@ test-torch: setup-browser setup-js  ## the whole suite on another torch: make te
 		|| $(TORCH_VENV)/bin/pip install -q 'numpy<2.4'
 	$(TORCH_VENV)/bin/python -m pytest -q $(TESTS)
 
-tutorials: setup  ## execute every notebook in notebooks/ in a fresh env built from binder/
+tutorials: setup tutorials-env  ## execute every notebook in notebooks/ in a fresh env built from binder/
 	$(BIN)/python -m pytest -q -m tutorials
 
 test-fast: ## run only the tests that need no compile (model and parser tiers)

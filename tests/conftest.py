@@ -81,11 +81,21 @@ def loaded():
 
 
 # `make test` runs the untimed tests on 2 workers, a file at a time (pytest-xdist, --dist
-# loadfile: a file's module fixtures are made once). The tutorials' file is the longest by far
-# (the binder environment's build, then eleven notebooks): it goes first, so that no worker runs
-# it alone at the end.
+# loadfile: a file's module fixtures are made once), handing files out in this order. The
+# tutorials' file is the longest by far (eleven notebooks): it goes first, so that no worker runs
+# it alone at the end; then the files that compile or drive a browser; the quick ones last, to
+# fill in while the other worker finishes.
 _FIRST = "notebooks/test_tutorials.py"
+_SLOW = tuple(
+    f"tests/{folder}/" for folder in ("browser", "live", "distributed", "magic", "notebooks")
+)
+
+
+def _order(item) -> int:
+    if _FIRST in item.nodeid:
+        return 0
+    return 1 if item.nodeid.startswith(_SLOW) else 2
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: _FIRST not in item.nodeid)  # stable: the rest keep their order
+    items.sort(key=_order)  # stable: files keep their order within each group

@@ -163,3 +163,7 @@ def install_kernelspec(venv: Path, root: Path) -> None:
         )
     )
     os.environ["JUPYTER_PATH"] = os.pathsep.join([str(root), os.environ.get("JUPYTER_PATH", "")])
+
+
+if __name__ == "__main__":  # `make tutorials-env`: built beside `make setup`, before any test
+    print(tutorial_venv())
