@@ -18,10 +18,17 @@ FIXTURES = TESTS / "fixtures"
 os.environ.setdefault("TRITON_INTERPRET", "1")
 sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.conftest
 # capturing() leaves torch's caches on (as the user's run would): one empty cache folder per
-# test session (and the kernels and notebooks it starts), so no run finds another's warm
-# cache (torch's default folder outlives a CI clone). A test that needs a cold compile says
-# fresh=True; one that needs a warm cache makes its own.
-_CACHE = tempfile.mkdtemp(prefix="cs-tests-inductor-")
+# test run (and the kernels and notebooks it starts), so no run finds another's warm cache
+# (torch's default folder outlives a CI clone). A test that needs a cold compile says
+# fresh=True; one that needs a warm cache makes its own. The pytest-xdist workers of a run
+# share its folder (they inherit this environment): which files a worker ran before a test is
+# not fixed anyway, and torch writes its caches for many processes at once (its compile
+# workers). Shared, torch's one-time checks of the C++ compiler (about 6 s) run once a run.
+_CACHE = (
+    os.environ.get("COMPILESCOPE_TESTS_CACHE", "") if os.environ.get("PYTEST_XDIST_WORKER") else ""
+)
+if not _CACHE:
+    _CACHE = os.environ["COMPILESCOPE_TESTS_CACHE"] = tempfile.mkdtemp(prefix="cs-tests-inductor-")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 
