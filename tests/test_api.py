@@ -39,7 +39,7 @@ def test_the_types_public_functions_return_are_exported(loaded):
     assert all(isinstance(g, compilescope.Graph) for g in first.graphs.values())
     assert compilescope.FixTrial is FixTrial  # try_fix's result (needs torch to make one)
     assert compilescope.CaptureHandle is CaptureHandle  # what capturing() yields
-    from compilescope.model.speedup import StepSpeedup
+    from compilescope.model.measured.speedup import StepSpeedup
 
     assert compilescope.StepSpeedup is StepSpeedup  # CaptureDiff.step_speedup
     for name in ("CaptureDiff", "Finding", "Fix", "Setting", "FixTrial", "StepSpeedup"):

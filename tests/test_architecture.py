@@ -160,8 +160,13 @@ def test_the_check_sees_upward_imports_and_skips_type_only_ones(tmp_path):
 FOLDERS = {
     "model/findings": "finding",
     "model/ranks": "rank",
+    "model/measured": "measure",
     "live/timing": "timing",
+    "live/trials": "trial",
+    "live/compiled_code": "compiled_code",
     "views/explorer": "explorer",
+    "views/charts": "chart",
+    "views/offline": "offline",
 }
 
 
@@ -178,7 +183,8 @@ def test_concepts_are_folders_with_a_one_line_docstring_and_no_prefixed_names():
         assert not above, f"{above} belong in {folder}/"
     for room in ("model", "live", "views"):
         flat = [p for p in (PACKAGE / room).glob("*.py") if p.name != "__init__.py"]
-        assert len(flat) <= 28, f"{room}/ holds {len(flat)} modules side by side"
+        # What a reader scans at once (issue 44: 21-23 each, before the folders above).
+        assert len(flat) <= 16, f"{room}/ holds {len(flat)} modules side by side"
 
 
 # The boundary to torch's private API (issue 41): only the modules ARCHITECTURE.md's table names

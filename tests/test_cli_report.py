@@ -67,8 +67,8 @@ def test_report_of_a_log_imports_no_heavy_library(tmp_path):
     # of one rank does not hold (measured times, held memory: live captures) or need (the
     # rank comparison, rank files, a DDP split, the text summary).
     unused = {"compilescope.report_job", "compilescope.model.diff",
-              "compilescope.model.findings.fix_trial", "compilescope.views.report_index",
-              "compilescope.model.timing", "compilescope.model.held_memory",
+              "compilescope.model.findings.fix_trial", "compilescope.views.offline.report_index",
+              "compilescope.model.measured.timing", "compilescope.model.measured.held_memory",
               "compilescope.model.ranks.report", "compilescope.model.ranks.compare",
               "compilescope.model.ranks.records", "compilescope.trace.rank_files",
               "compilescope.model.ddp", "compilescope.model.summary"}  # fmt: skip

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from compilescope.report_job import write_report_folder
-from compilescope.views.report_index import index_html
+from compilescope.views.offline.report_index import index_html
 from compilescope.views.static_files import static_text
 from conftest import FIXTURES
 

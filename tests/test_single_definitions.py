@@ -27,7 +27,7 @@ def test_helpers_are_defined_once():
                  "kernel_flops", "ipython_cell", "notebook_cell"):  # fmt: skip
         assert defined[fact] == 1, (fact, where.get(fact))
     # FLOPs are counted by torch's formulas in one module; the partition lab only sums them.
-    assert where.get("flops_of", []) in ([], ["live/torch_partitioners.py"])
+    assert where.get("flops_of", []) in ([], ["live/trials/torch_partitioners.py"])
 
 
 def test_stage_names_are_listed_once():
@@ -63,7 +63,7 @@ def test_stage_names_are_listed_once():
 
 
 def test_bandwidth_is_computed_in_one_place():
-    # A rate is bytes over a median time: only model/timing.py divides by `time.median_s`.
+    # A rate is bytes over a median time: only model/measured/timing.py divides by `time.median_s`.
     dividing = []
     for name, tree in _modules():
         for node in ast.walk(tree):
@@ -71,7 +71,7 @@ def test_bandwidth_is_computed_in_one_place():
                 text = ast.unparse(node.right)
                 if text.endswith("time.median_s") or text == "per_call":
                     dividing.append(name)
-    assert set(dividing) <= {"model/timing.py"}, dividing
+    assert set(dividing) <= {"model/measured/timing.py"}, dividing
 
 
 def test_a_notebook_cell_is_named_in_one_place():

@@ -72,7 +72,7 @@ def named_at(findings: list[dict], words: tuple[str, ...]) -> int | None:
 def capture_worker(loop: str, out: Path, steps: int, keep: bool) -> None:
     import compilescope
     import torch
-    from compilescope.model.step_budget import step_budget
+    from compilescope.model.measured.step_budget import step_budget
 
     module = _module(loop)
     step, sync = module.build("cuda", False)

@@ -98,7 +98,7 @@ def rank_main(rank: int, loop: str, mode: str, out: str, steps: int, device_kind
     try:
         if mode == "capture":
             import compilescope
-            from compilescope.model.step_budget import step_budget
+            from compilescope.model.measured.step_budget import step_budget
 
             step = _mlp8(device, True, rank) if loop == "mlp8" else _no_sync(device, False, rank)
             with compilescope.capturing() as cap:

@@ -8,7 +8,7 @@ of compilescope at git revision REV (exported with `git archive` to a temporary 
 first on PYTHONPATH). The log is the GPT-2 fixture (tests/fixtures/gpt2.log.gz), decompressed
 once, read by both tools. Wall time from start to exit, CPU time (user + system) and peak RSS
 (GNU time's %M: `ru_maxrss` of the process, the larger of the report's two processes: it
-forks a helper that makes graph payloads, views/shared_drawing.py). Then three more runs in
+forks a helper that makes graph payloads, views/offline/shared_drawing.py). Then three more runs in
 which each process reports its own peak, and the helper the pages it does not share: the two
 together is the main peak plus those.
 
@@ -65,12 +65,12 @@ def run_once(command: list[str], env: dict[str, str], scratch: Path) -> tuple[fl
 
 
 # Run in a fresh interpreter: the one-file report as the command runs it (its helper forked,
-# views/shared_drawing.py), each process printing its peak RSS (VmHWM) and, for the helper, the
+# views/offline/shared_drawing.py), each process printing its peak RSS (VmHWM) and, for the helper, the
 # pages it does not share with the main process (smaps_rollup's Private_*): the two processes'
 # memory together is the main one's peak plus those.
 _TWO_PROCESSES = """
 import os, sys
-import compilescope.views.shared_drawing as shared
+import compilescope.views.offline.shared_drawing as shared
 
 def memory():
     status = dict(line.split(":", 1) for line in open("/proc/self/status"))

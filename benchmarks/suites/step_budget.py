@@ -116,7 +116,7 @@ def worker(kind: str, loop: str, out: Path, keep: bool, split_steps: int = 0) ->
     import compilescope
     import torch
     from compilescope.live.timing import real_steps
-    from compilescope.model.step_budget import step_budget
+    from compilescope.model.measured.step_budget import step_budget
 
     if split_steps:
         _split_steps(split_steps)

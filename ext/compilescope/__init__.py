@@ -29,10 +29,10 @@ def to_html(
     if before is not None:
         before = _as_capture(before, "to_html", "before")
     if path is None:
-        from .views.report import report_html
+        from .views.offline.report import report_html
 
         return report_html(capture, before=before, found=findings(capture))
-    from .views.report import to_html as write
+    from .views.offline.report import to_html as write
 
     return write(capture, os.fspath(path), before, findings(capture))
 
@@ -86,7 +86,7 @@ def _register_html_formatters() -> None:
     if shell is None:
         return
     from .model.ranks.report import RankReport
-    from .views.ranks_html import ranks_html
+    from .views.offline.ranks_html import ranks_html
 
     shell.display_formatter.formatters["text/html"].for_type(RankReport, ranks_html)
     from .model.findings.fix_trial import FixTrial
@@ -111,10 +111,11 @@ if TYPE_CHECKING:
     from .model.diff import CaptureDiff
     from .model.findings.fix_trial import FixTrial
     from .model.findings.ranked import Findings
+    from .model.measured.speedup import StepSpeedup
     from .model.ranks.report import RankReport
-    from .model.speedup import StepSpeedup
     from .trace.rank_files import compare_saved_ranks, merge_ranks, write_rank
-    from .views import figures, tables
+    from .views import tables
+    from .views.charts import figures
 
 # Names loaded on first use: the live capture imports torch (keep `import compilescope` light
 # for log readers); tables and figures are the view's tables as rows and its charts as Figures;
@@ -125,11 +126,11 @@ _LAZY = {
     "capturing": ".live.pipeline",
     "CaptureHandle": ".live.pipeline",
     "tables": ".views.tables",
-    "figures": ".views.figures",
+    "figures": ".views.charts.figures",
     "CaptureDiff": ".model.diff",
     "RankReport": ".model.ranks.report",
     "FixTrial": ".model.findings.fix_trial",
-    "StepSpeedup": ".model.speedup",
+    "StepSpeedup": ".model.measured.speedup",
     "compare_saved_ranks": ".trace.rank_files",
     "merge_ranks": ".trace.rank_files",
     "write_rank": ".trace.rank_files",
@@ -232,7 +233,7 @@ def explore(graph: object, title: str = "") -> object:
     from .views.result_view import explorer_view
 
     if not isinstance(graph, Graph):
-        from .live.fx_graphs import graph_from_torch
+        from .live.compiled_code.fx_graphs import graph_from_torch
 
         graph = graph_from_torch(graph)
     return explorer_view(graph, title=title or graph.kind)
@@ -260,8 +261,8 @@ def compare_ranks(capture: Capture, world_size: int | None = None) -> RankReport
 def kernel_table(capture: Capture) -> Any:  # a pandas DataFrame, or the rows without pandas
     """Where the time goes: timed kernels ranked by time per step, with module, source line,
     share of the step, bandwidth and FLOP/s against measured peaks (a pandas DataFrame when
-    pandas is installed, else a list of dicts; see compilescope.model.kernel_table)."""
-    from .model.kernel_table import kernel_table as _table
+    pandas is installed, else a list of dicts; see compilescope.model.measured.kernel_table)."""
+    from .model.measured.kernel_table import kernel_table as _table
 
     return _table(_as_capture(capture, "kernel_table", "capture"))
 
@@ -290,8 +291,8 @@ def try_fix(
     """Capture the same code again with a finding's fix applied (settings restored after) and
     return both side by side (a FixTrial: `print(trial)`, `trial.rows()`). `finding` is a
     Finding or its number in `findings(capture)` (1 = first). Works for captures of
-    `capture()` and `%%compile_fx`; see `compilescope.live.fixes.try_fix`."""
-    from .live.fixes import try_fix as _try_fix
+    `capture()` and `%%compile_fx`; see `compilescope.live.trials.fixes.try_fix`."""
+    from .live.trials.fixes import try_fix as _try_fix
 
     capture = _as_capture(capture, "try_fix", "capture")
     if isinstance(finding, int):
@@ -307,6 +308,6 @@ def try_fix(
 def applying(fix: Fix) -> contextlib.AbstractContextManager[None]:
     """Hold a fix's config settings inside a `with` block (then restore them): to try a fix on
     code compilescope cannot run again, e.g. `with applying(f.fix), capturing() as cap: ...`."""
-    from .live.fixes import applying as _applying
+    from .live.trials.fixes import applying as _applying
 
     return _applying(fix)

@@ -256,9 +256,9 @@ def _report_pages(args: argparse.Namespace) -> int:
 
 def _report(cap: Capture, args: argparse.Namespace, shared: bool = False) -> int:
     """The one-file report. `shared`: this process is the command, so the graphs' payloads
-    may be made with a forked helper (views/shared_drawing.py): the same page, sooner."""
+    may be made with a forked helper (views/offline/shared_drawing.py): the same page, sooner."""
     from . import findings
-    from .views.report import write_report
+    from .views.offline.report import write_report
 
     if args.world_size is not None:
         cap = replace(cap, world_size=args.world_size)

@@ -261,7 +261,7 @@ class CompileFxMagics(Magics):
         fix = finding.fix
         if fix is None:
             raise UsageError(f"--fix {number}: this finding has no fix ({finding.what})")
-        from .live.fixes import check_setting
+        from .live.trials.fixes import check_setting
 
         try:
             check_setting(fix)
@@ -351,7 +351,7 @@ class CompileFxMagics(Magics):
         view: object = None
         if capture is not None and not quiet:
             try:
-                from .live.partition_lab import sweep_small_graphs
+                from .live.trials.partition_lab import sweep_small_graphs
                 from .views.result_view import result_view
 
                 sweep_small_graphs(capture)
@@ -375,10 +375,10 @@ class CompileFxMagics(Magics):
 
 
 def _hold_fix(held: contextlib.ExitStack, fix: Fix, replay: Replay) -> CompileOptions:
-    """Enter live/fixes.py's `holding` (the one way a fix is applied, as `try_fix` does) on
+    """Enter live/trials/fixes.py's `holding` (the one way a fix is applied, as `try_fix` does) on
     `held`; returns the options to capture with. Only the fix's own setting up becomes a usage
     error, never the cell's errors."""
-    from .live.fixes import holding
+    from .live.trials.fixes import holding
 
     try:
         return held.enter_context(holding(fix, replay))
@@ -398,7 +398,7 @@ def trier(capture: Capture, found: tuple[Finding, ...]) -> Callable[[int], dict[
         return None
 
     def try_number(number: int) -> dict[str, Any]:
-        from .live.fixes import try_fix
+        from .live.trials.fixes import try_fix
         from .views.findings_view import fix_trial_data
 
         return fix_trial_data(try_fix(capture, found[number - 1]))

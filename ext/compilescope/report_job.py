@@ -27,8 +27,8 @@ from .trace.rank_files import (
 )
 from .trace.reader import no_events, rank_of_log, read_logs, trace_files
 from .trace.sources import is_saved_capture, open_capture
-from .views.report import report_parts
-from .views.report_index import (
+from .views.offline.report import report_parts
+from .views.offline.report_index import (
     BUNDLE,
     PAGES,
     CompileRow,
@@ -286,7 +286,7 @@ def _summary_only(record: RankRecord) -> RankPages:
 def _write_index(
     out: Path, source: str | os.PathLike[str], pages: list[RankPages], report: RankReport | None
 ) -> None:
-    from .views.ranks_html import ranks_html
+    from .views.offline.ranks_html import ranks_html
 
     seen: dict[str, list[int | None]] = {}
     for p in pages:

@@ -9,7 +9,7 @@ import pytest
 from compilescope.model.capture import Capture
 from compilescope.model.compile import Compile
 from compilescope.model.compile_id import CompileId
-from compilescope.model.timing import GraphShare, GraphTiming, RealSteps, Sample, Timings
+from compilescope.model.measured.timing import GraphShare, GraphTiming, RealSteps, Sample, Timings
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import artifacts

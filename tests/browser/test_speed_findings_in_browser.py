@@ -57,7 +57,7 @@ def test_the_eager_optimizer_finding_comes_first_in_the_report(page, tmp_path):
     assert abs(share - 100 * found[0].cost.share) < 0.1, (share, found[0].cost.share)
     page.screenshot(path=str(artifacts() / "speed_timings_split.png"))
     # Its roofline (no measured roofs here) spans whole decades: no overlapping 10^x labels.
-    from compilescope.views.roofline import roofline_figure
+    from compilescope.views.charts.roofline import roofline_figure
 
     for low, high in (roofline_figure(cap.capture).axes[0].get_xlim(),):
         assert high / low >= 99, (low, high)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import compilescope
 import pytest
 import torch
-from compilescope.model.compile_budget import compile_budget
+from compilescope.model.measured.compile_budget import compile_budget
 
 pytestmark = pytest.mark.torch
 

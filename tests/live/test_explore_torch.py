@@ -7,7 +7,7 @@ import json
 import compilescope
 import pytest
 import torch
-from compilescope.live.fx_graphs import graph_from_torch
+from compilescope.live.compiled_code.fx_graphs import graph_from_torch
 
 pytestmark = pytest.mark.torch
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch._functorch.config as functorch_config
 from compilescope import Capture
-from compilescope.model.held_memory import differences, held_text, input_names
+from compilescope.model.measured.held_memory import differences, held_text, input_names
 from compilescope.views.partition_view import partition_data
 
 pytestmark = pytest.mark.torch

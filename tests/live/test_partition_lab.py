@@ -174,7 +174,7 @@ def test_a_log_cannot_be_repartitioned_and_says_why():
 
 
 def test_fallback_and_figure_show_the_sweep(mlp_inductor):
-    from compilescope.views.figures import sweep_figure
+    from compilescope.views.charts.figures import sweep_figure
     from compilescope.views.result_view import fallback_html, view_data
     from matplotlib.figure import Figure
 
@@ -191,7 +191,7 @@ def test_fallback_and_figure_show_the_sweep(mlp_inductor):
 
 
 def test_magic_sweeps_small_graphs_itself():
-    from compilescope.live.partition_lab import sweep_small_graphs
+    from compilescope.live.trials.partition_lab import sweep_small_graphs
 
     torch.manual_seed(0)
     cap = compilescope.capture(MLPBlock(), torch.randn(4, 32), backend="aot_eager", timings=False)
@@ -204,7 +204,7 @@ def test_magic_sweeps_small_graphs_itself():
 
 
 def test_joint_graphs_are_kept_within_a_bound(monkeypatch):
-    from compilescope.live import partition_lab
+    from compilescope.live.trials import partition_lab
 
     monkeypatch.setattr(partition_lab, "MAX_KEPT_NODES", 10)
     torch.manual_seed(0)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.torch
 OBJECT_REPR = re.compile(r"=\s*<")
 
 
-# compilescope's own settings during a capture (live/torch_bridge.py, live/torch_partitioners.py).
+# compilescope's own settings during a capture (live/torch_bridge.py, live/trials/torch_partitioners.py).
 OURS = (
     "provenance_tracking",
     "custom_partitioner_fn",

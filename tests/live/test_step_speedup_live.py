@@ -6,7 +6,7 @@ from __future__ import annotations
 import compilescope
 import pytest
 import torch
-from compilescope.model.speedup import NOISE, verdict
+from compilescope.model.measured.speedup import NOISE, verdict
 
 pytestmark = [pytest.mark.torch, pytest.mark.timing]  # a measured speedup
 

@@ -7,7 +7,7 @@ import contextlib
 import compilescope
 import pytest
 import torch
-from compilescope.views.summary_html import capture_html
+from compilescope.views.offline.summary_html import capture_html
 from workloads import TinyMLP
 
 pytestmark = pytest.mark.torch
@@ -197,7 +197,7 @@ def test_no_grad_inside_the_code_is_called_an_inference_graph():
 
 
 def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
-    from compilescope.model.kernel_table import COLUMNS, kernel_rows, step_total_s
+    from compilescope.model.measured.kernel_table import COLUMNS, kernel_rows, step_total_s
 
     rows = kernel_rows(timed)
     assert len(rows) == len(timed.timings.kernels) and {r["role"] for r in rows} == {
@@ -238,7 +238,7 @@ def test_compiled_autograds_graph_is_timed_under_its_own_id():
 
 
 def test_the_roofline_picture_draws_the_timed_kernels(timed):
-    from compilescope.views.roofline import roofline_data, roofline_figure
+    from compilescope.views.charts.roofline import roofline_data, roofline_figure
 
     data = roofline_data(timed)
     assert data["peak_flops"] and data["peak_bytes_per_s"]

@@ -7,7 +7,7 @@ import os
 import time
 
 import pytest
-from compilescope.live.triton_ir import files_written_since, with_triton_ir
+from compilescope.live.compiled_code.triton_ir import files_written_since, with_triton_ir
 from compilescope.model.capture import Capture
 from compilescope.model.compile import Compile
 from compilescope.model.compile_id import CompileId

@@ -7,7 +7,7 @@ import sys
 
 import compilescope
 import pytest
-from compilescope.live.fixes import applying, resolve_ref
+from compilescope.live.trials.fixes import applying, resolve_ref
 from compilescope.model.findings.parts import Finding, Fix, Setting
 
 pytestmark = pytest.mark.torch

@@ -83,7 +83,9 @@ def test_inductor_generates_cpp_kernels(ip, run):
     run("k = (x.sin() + 1).sum()", "--out cap_ind")
     (c,) = ip.user_ns["cap_ind"]
     assert c.kernels and {k.language for k in c.kernels} == {"cpp"}
-    assert "C++ kernels" in repr(compilescope.views.summary_html.CaptureView(ip.user_ns["cap_ind"]))
+    assert "C++ kernels" in repr(
+        compilescope.views.offline.summary_html.CaptureView(ip.user_ns["cap_ind"])
+    )
 
 
 def test_syntax_error_is_ipythons_own(ip, run):

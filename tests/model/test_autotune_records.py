@@ -7,7 +7,11 @@ import logging
 from dataclasses import replace
 
 import compilescope
-from compilescope.live.autotune_log import LOGGER, hearing_autotune, with_autotune_records
+from compilescope.live.compiled_code.autotune_log import (
+    LOGGER,
+    hearing_autotune,
+    with_autotune_records,
+)
 
 
 class _Config:

@@ -12,8 +12,8 @@ from unittest import mock
 
 import compilescope
 import pytest
-from compilescope.views import figures
-from compilescope.views.roofline import roofline_data
+from compilescope.views.charts import figures
+from compilescope.views.charts.roofline import roofline_data
 from matplotlib.text import Text
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"

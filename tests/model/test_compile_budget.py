@@ -9,13 +9,13 @@ import compilescope
 import pytest
 from compilescope.model.capture import Capture
 from compilescope.model.compile import CacheEvent, Compile, StageTime, compile_seconds
-from compilescope.model.compile_budget import KERNEL_COMPILE, compile_budget, work_of
 from compilescope.model.compile_id import CompileId
-from compilescope.model.compile_payback import PayBack, pay_back
 from compilescope.model.diff import diff
 from compilescope.model.findings.compile_time import compile_time_findings, repeated_blocks
 from compilescope.model.graph import Graph
-from compilescope.model.timing import RealSteps, Sample, Timings
+from compilescope.model.measured.compile_budget import KERNEL_COMPILE, compile_budget, work_of
+from compilescope.model.measured.compile_payback import PayBack, pay_back
+from compilescope.model.measured.timing import RealSteps, Sample, Timings
 from compilescope.views.view_data import capture_data
 
 

@@ -16,8 +16,8 @@ from compilescope.model.findings.torch_optimizer import (
     in_torch_optim,
     state_recompile,
 )
+from compilescope.model.measured.timing import OptimizerSeen, RealSteps, Sample, Timings
 from compilescope.model.place import Place
-from compilescope.model.timing import OptimizerSeen, RealSteps, Sample, Timings
 from compilescope.trace import graph_break_registry
 
 BREAKS = ("graph_break", "eager_frame", "data_dependent")

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from compilescope import Capture, load_trace
 from compilescope.model.serialize import json_schema
-from compilescope.views.report import report_html
+from compilescope.views.offline.report import report_html
 from compilescope.views.view_data import capture_data
 from compilescope.views.widget import static_text
 from conftest import FIXTURES

@@ -13,9 +13,7 @@ import pytest
 from compilescope.model.capture import Capture
 from compilescope.model.compile import Compile
 from compilescope.model.compile_id import CompileId
-from compilescope.model.partition import BudgetSweep
-from compilescope.model.serialize import FORMAT, VERSION
-from compilescope.model.timing import (
+from compilescope.model.measured.timing import (
     GraphShare,
     GraphTiming,
     KernelTiming,
@@ -23,10 +21,13 @@ from compilescope.model.timing import (
     Sample,
     Timings,
 )
-from compilescope.views import figures, tables
-from compilescope.views.report import report_html
+from compilescope.model.partition import BudgetSweep
+from compilescope.model.serialize import FORMAT, VERSION
+from compilescope.views import tables
+from compilescope.views.charts import figures
+from compilescope.views.offline.report import report_html
+from compilescope.views.offline.summary_html import CaptureView, capture_html
 from compilescope.views.result_view import fallback_html, result_view, view_data
-from compilescope.views.summary_html import CaptureView, capture_html
 
 EVIL = '"><img src=x onerror=alert(1)></script><script>alert(2)</script>'
 NOTHING = "no compile ids in this capture: "

@@ -6,8 +6,8 @@ import dataclasses
 import subprocess
 import sys
 
-from compilescope.model.timing import KernelTiming, Sample, Timings
-from compilescope.views import figures
+from compilescope.model.measured.timing import KernelTiming, Sample, Timings
+from compilescope.views.charts import figures
 from compilescope.views.result_view import fallback_html, view_data
 from matplotlib.figure import Figure
 
@@ -59,7 +59,7 @@ def test_fallback_charts_come_from_matplotlib_and_escape_text(loaded):
 def test_figures_leave_the_users_backend_and_pyplot_alone(loaded):
     code = (
         "import matplotlib, sys\nmatplotlib.use('svg')\n"
-        "import compilescope\nfrom compilescope.views import figures\n"
+        "import compilescope\nfrom compilescope.views.charts import figures\n"
         "cap = compilescope.load_trace(sys.argv[1])\nfigures.svg(figures.stage_waterfall(cap))\n"
         "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)\n"
     )
@@ -84,7 +84,7 @@ def test_one_outlier_run_does_not_squash_the_kernel_bars(loaded):
 
 
 def test_a_log_says_it_holds_no_times(loaded):
-    from compilescope.views.summary_html import timings_html
+    from compilescope.views.offline.summary_html import timings_html
 
     capture = loaded("module_backward")
     assert capture.timings is None and capture.source != "live"
@@ -103,7 +103,7 @@ def test_byte_axes_read_in_a_unit_that_fits_the_largest_bar(loaded):
 def test_the_kernel_ranking_shows_the_real_steps_kernels_where_they_were_timed(loaded):
     # The kernel table and the roofline use the user's own steps; the ranking showed the
     # synthetic re-runs beside them (on a Llama cell: one kernel, against the table's 24).
-    from compilescope.model.timing import RealSteps
+    from compilescope.model.measured.timing import RealSteps
 
     capture = _timed(loaded("module_backward"))
     cid = str(capture.compiles[0].id)

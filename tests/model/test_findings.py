@@ -18,8 +18,8 @@ from compilescope.model.findings.recompiles import guard_of
 from compilescope.model.findings.torch_hints import torch_texts
 from compilescope.model.graph import TensorMeta
 from compilescope.model.kernel import Kernel, OutputCode
+from compilescope.model.measured.timing import GraphTiming, KernelTiming, Sample, Timings
 from compilescope.model.partition import Partition, Repartition, SavedTensor
-from compilescope.model.timing import GraphTiming, KernelTiming, Sample, Timings
 from compilescope.trace import graph_break_registry
 
 BREAKS = ("graph_break", "data_dependent", "eager_frame")

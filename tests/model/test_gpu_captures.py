@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from compilescope import Capture
 from compilescope.model.serialize import json_schema
-from compilescope.views.summary_html import devices
+from compilescope.views.offline.summary_html import devices
 
 CAPTURES = sorted(
     (Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "gpu_captures").glob("*.json.gz")

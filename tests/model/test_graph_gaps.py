@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from compilescope.model.graph_gaps import gaps_between_graphs
+from compilescope.model.measured.graph_gaps import gaps_between_graphs
 
 
 def test_a_break_splits_the_forward_and_the_backward_into_two_graphs_each():

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 from compilescope import Capture, load_trace, merge_ranks, write_rank
 from compilescope.model.ranks.records import ASPECTS, aspect_key
-from compilescope.views.ranks_html import ranks_html
+from compilescope.views.offline.ranks_html import ranks_html
 from conftest import FIXTURES
 
 # The 2-rank DDP job of tests/distributed (rank 1 recompiles on a longer batch there).

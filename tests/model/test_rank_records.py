@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from compilescope import load_trace
-from compilescope.views.ranks_html import ranks_html
+from compilescope.views.offline.ranks_html import ranks_html
 from conftest import FIXTURES
 
 # tests/fixtures/ranks_break_job.py: rank 0 calls `print`, rank 1 `os.getpid`, at one line.

@@ -16,7 +16,7 @@ from compilescope.model.graph import Graph
 from compilescope.model.ranks.records import collectives_of, graph_hash
 from compilescope.model.ranks.report import compare_ranks, ranks_text
 from compilescope.trace.graph_text import parse_graph_nodes
-from compilescope.views.ranks_html import ranks_html
+from compilescope.views.offline.ranks_html import ranks_html
 from conftest import FIXTURES
 
 RANKS = FIXTURES / "ranks"

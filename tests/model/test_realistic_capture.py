@@ -9,7 +9,7 @@ from pathlib import Path
 
 import compilescope
 import pytest
-from compilescope.model.kernel_table import kernel_rows
+from compilescope.model.measured.kernel_table import kernel_rows
 
 CAPTURE = (
     Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def test_a_kernel_called_from_many_places_names_its_own_line_and_all_its_modules
 
 
 def test_rates_above_a_thousand_giga_are_written_in_tera(realistic):
-    from compilescope.views.summary_html import kernel_rows_html
+    from compilescope.views.offline.summary_html import kernel_rows_html
 
     html = kernel_rows_html(realistic)
     assert "TFLOP/s" in html and "TB/s" in html
@@ -81,7 +81,7 @@ def test_rates_above_a_thousand_giga_are_written_in_tera(realistic):
 
 def test_the_memory_chart_reads_in_mib_on_a_real_training_step(realistic):
     # Its largest saved tensors are tens of MiB: the axis read "60000 KiB" before.
-    from compilescope.views.figures import memory_chart
+    from compilescope.views.charts.figures import memory_chart
 
     axis = memory_chart(realistic).axes[0]
     largest = max(s.nbytes or 0 for c in realistic if c.partition for s in c.partition.saved)

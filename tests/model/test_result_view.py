@@ -8,7 +8,7 @@ import json
 from compilescope.views.explorer.data import COLLAPSE_ABOVE, GROUP_LIMIT, explorer_payload
 from compilescope.views.explorer.static_graph import graph_svg
 from compilescope.views.math import math_html, parse_expr, to_mathml
-from compilescope.views.report import report_html
+from compilescope.views.offline.report import report_html
 from compilescope.views.result_view import fallback_html, view_data
 from compilescope.views.stage_graphs import partition_graph
 

@@ -1,4 +1,4 @@
-"""The one-file report's graph payloads made by two processes (views/shared_drawing.py): the
+"""The one-file report's graph payloads made by two processes (views/offline/shared_drawing.py): the
 same page as one process makes, every job made once whatever the helper does, no fork where it
 cannot help. Forks run in a fresh interpreter (`python -c`), never in pytest's own process."""
 
@@ -12,8 +12,8 @@ import textwrap
 import time
 
 import pytest
-from compilescope.views import shared_drawing
-from compilescope.views.shared_drawing import SharedDrawing, can_share
+from compilescope.views.offline import shared_drawing
+from compilescope.views.offline.shared_drawing import SharedDrawing, can_share
 from conftest import FIXTURES
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 # Jobs that say which process made them, slow enough that both processes take some.
 _JOBS = """
 import json, os, sys, time
-from compilescope.views.shared_drawing import SharedDrawing, can_share
+from compilescope.views.offline.shared_drawing import SharedDrawing, can_share
 
 class Job:
     def __init__(self, number, size):
@@ -189,7 +189,7 @@ def test_the_command_line_report_is_the_page_one_process_makes(tmp_path, log):
     """`compilescope report LOG` (the process is the command: a helper makes payloads) writes
     the same bytes as write_report in one process (every payload made here)."""
     from compilescope import findings, load_trace
-    from compilescope.views.report import write_report
+    from compilescope.views.offline.report import write_report
 
     shared = tmp_path / "shared.html"
     out = subprocess.run(

@@ -9,7 +9,7 @@ import compilescope
 import pytest
 from compilescope.model.findings.ranked import findings, text
 from compilescope.model.findings.speed import SHOWN_SHARE
-from compilescope.model.timing import (
+from compilescope.model.measured.timing import (
     GraphShare,
     KernelTiming,
     OptimizerSeen,
@@ -291,7 +291,7 @@ def test_a_break_with_a_measured_cost_ranks_by_it_not_by_its_count():
 def _library_matmuls(capture, device: str = "cuda:0", mm_s: float = 3e-4, addmm_s: float = 2e-4):
     """GPT-2's training compile timed on `device`: its library mm and addmm take
     mm_s + addmm_s of a 1 ms step."""
-    from compilescope.model.timing import GraphTiming
+    from compilescope.model.measured.timing import GraphTiming
 
     def timed(name: str, seconds: float) -> KernelTiming:
         return KernelTiming("1/0_1", name, Sample(seconds, seconds, seconds, 5), 1.0)

@@ -9,8 +9,8 @@ import pytest
 from compilescope import tables
 from compilescope.model.capture import Capture
 from compilescope.model.findings.ranked import findings
-from compilescope.model.step_budget import step_budget
-from compilescope.model.timing import GraphShare, OptimizerSeen, RealSteps, Sample, Timings
+from compilescope.model.measured.step_budget import step_budget
+from compilescope.model.measured.timing import GraphShare, OptimizerSeen, RealSteps, Sample, Timings
 
 
 def sample(median: float, spread: float = 0.02, n: int = 10) -> Sample:
@@ -151,7 +151,7 @@ def test_the_verdict_survives_a_round_trip_through_json():
 
 
 def gpu_real(**kw) -> RealSteps:
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     base = dict(
         device="cuda",
@@ -194,7 +194,7 @@ def test_pageable_copies_are_the_top_finding_with_pinned_memory_first():
 
 
 def test_an_exposed_collective_is_a_finding_and_its_overlapped_part_is_not_counted():
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     r = gpu_real(
         outside=(OutsideWork("collective", "ncclDevKernel_AllReduce", 0.004, 3.0, 0.006),),
@@ -245,7 +245,7 @@ def test_device_parts_past_the_step_are_scaled_to_it_and_say_so():
 
 
 def test_small_eager_ops_are_one_part():
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     tiny = tuple(OutsideWork("eager_op", f"aten::op{i}", 0.00001, 1.0) for i in range(6))
     parts = step_budget(gpu_real(outside=tiny, outside_graphs_s=0.0001, between_s=0.0199))
@@ -288,7 +288,7 @@ def test_a_loop_with_nothing_compiled_is_told_to_compile():
 def test_a_collective_that_spins_past_the_step_is_never_more_than_the_step():
     # The DDP loops on an H200 pair: NCCL kernels also spin while they wait for the other
     # rank, and their device time added up to 139% of the step.
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     r = gpu_real(
         compiled=sample(0.0215),
@@ -307,7 +307,7 @@ def test_a_collective_that_spins_past_the_step_is_never_more_than_the_step():
 
 
 def test_an_eager_op_outside_the_graphs_names_the_users_function():
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     outside = (
         OutsideWork("eager_op", "aten::mm", 0.004, 2.0, where="train.py:40 step"),
@@ -325,7 +325,7 @@ def test_an_eager_op_outside_the_graphs_names_the_users_function():
 
 
 def test_small_eager_ops_of_one_function_keep_its_name_once():
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     tiny = tuple(
         OutsideWork("eager_op", "aten::add", 0.00001, 1.0, where=f"t.py:{i} f") for i in (1, 1)
@@ -336,7 +336,7 @@ def test_small_eager_ops_of_one_function_keep_its_name_once():
 
 
 def test_the_optimizers_update_names_the_function_that_stepped_it():
-    from compilescope.model.timing import OutsideWork
+    from compilescope.model.measured.timing import OutsideWork
 
     outside = tuple(
         OutsideWork("eager_op", f"aten::_foreach_{op}", 0.0004, 1.0, where="train.py:40 step")
@@ -359,7 +359,7 @@ def test_no_finding_on_a_recorded_gpu_step_is_more_than_the_step():
     # step; the fp32 finding read "35.387 ms per step (109% of the step)" until it took the
     # same scale.
     import compilescope
-    from compilescope.model.step_budget import device_scale, step_budget
+    from compilescope.model.measured.step_budget import device_scale, step_budget
 
     raw = Path(__file__).resolve().parents[2] / "benchmarks" / "raw" / "step_budget_2"
     cap = compilescope.Capture.from_json((raw / "fp32_matmul_tf32.capture.json").read_text())

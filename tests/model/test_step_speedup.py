@@ -10,8 +10,8 @@ import pytest
 from compilescope.model.capture import Capture
 from compilescope.model.findings.fix_trial import FixTrial
 from compilescope.model.findings.parts import Finding, Fix, Setting
-from compilescope.model.speedup import StepSpeedup, ratio_interval, verdict
-from compilescope.model.timing import RealSteps, Sample, Timings
+from compilescope.model.measured.speedup import StepSpeedup, ratio_interval, verdict
+from compilescope.model.measured.timing import RealSteps, Sample, Timings
 from compilescope.views.diff_view import diff_data, diff_html
 from compilescope.views.findings_view import fix_trial_data, fix_trial_html
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compilescope.model.timing import GraphTiming, KernelTiming, Sample, Timings
+from compilescope.model.measured.timing import GraphTiming, KernelTiming, Sample, Timings
 from compilescope.trace.output_code import split_output_code
 from compilescope.views.timing_data import peak_text
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from compilescope.model.compile import GraphBreak
 from compilescope.model.place import Place
-from compilescope.views.summary_html import CaptureView, capture_html
+from compilescope.views.offline.summary_html import CaptureView, capture_html
 
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(2)>', "javascript:alert(3)"]
 
@@ -36,7 +36,7 @@ def test_view_has_html_and_text(loaded):
 def test_the_script_free_compile_table_folds_each_restart_into_its_compile_id(loaded):
     # Issue 32: "each restarted id appears twice (0/0 and 0/0_1)"; the widget folds them, and
     # so does the HTML without scripts.
-    from compilescope.views.summary_html import capture_html, folded_restarts
+    from compilescope.views.offline.summary_html import capture_html, folded_restarts
 
     capture = loaded("gpt2")
     restarted = [c for c in capture if c.id.attempt]

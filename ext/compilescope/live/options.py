@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import torch_bridge, torch_partitioners
+from . import torch_bridge
+from .trials import torch_partitioners
 
 
 @dataclass(frozen=True)

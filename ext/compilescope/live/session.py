@@ -12,20 +12,20 @@ from typing import Any
 from ..model.capture import Capture
 from ..model.compile_id import CompileId
 from ..model.kernel import OutputCode
-from ..model.timing import RealSteps, Timings
+from ..model.measured.timing import RealSteps, Timings
 from ..trace.builder import CaptureBuilder
 from ..trace.events import event_from_record, event_name
 from ..trace.notebook_cells import notebook_cell, typed_cell
 from ..trace.output_code import split_output_code
 from . import torch_bridge, torch_support, torch_words
-from .autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
+from .compiled_code.autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
+from .compiled_code.lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
+from .compiled_code.module_paths import with_module_paths
+from .compiled_code.triton_ir import with_autotune_choices, with_triton_ir
 from .distributed import rank_and_world_size
-from .held_memory import HeldRecorder, with_held_memory
-from .lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
-from .module_paths import with_module_paths
-from .partition_lab import JointRecorder, recording_partitions, with_partition_labs
 from .timing.measure import RecordedGraph, measure
-from .triton_ir import with_autotune_choices, with_triton_ir
+from .trials.held_memory import HeldRecorder, with_held_memory
+from .trials.partition_lab import JointRecorder, recording_partitions, with_partition_labs
 
 _lock = threading.Lock()  # one capture at a time: torch's trace logger is process-wide
 
@@ -70,7 +70,7 @@ class CaptureSession:
         # many timed runs per measurement), or False.
         self.timings = timings
         self.joints = JointRecorder()  # the joint graphs, for re-partitioning later
-        self.held = HeldRecorder()  # what each compiled forward saves (live/held_memory.py)
+        self.held = HeldRecorder()  # what each compiled forward saves (live/trials/held_memory.py)
         self._autotune = AutotuneRecords()  # what the autotuner benchmarked, while active
         self.result: Capture | None = None
         self._started = 0.0

@@ -46,7 +46,7 @@ TRACE_LOGGER = "torch.__trace"  # torch/_logging/_internal.py: trace_log, what T
 # Not force_non_lazy_backward_lowering: lowering the backward with the forward (before the
 # first backward, as torch does without it) made ConvNeXt's backward compile slower on an H100,
 # with the same nodes and kernels (RESULTS.md, the cost of listening), and changes when torch
-# compiles. The backward is lowered lazily, as without compilescope; live/lazy_backward.py
+# compiles. The backward is lowered lazily, as without compilescope; live/compiled_code/lazy_backward.py
 # gets its kernels their node maps.
 _CAPTURE_SETTINGS = (
     ("torch._inductor.config", "fx_graph_cache", False),

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     # Imported where used: `compilescope report LOG` of one rank (a fresh process each time,
     # issue 34) neither compares ranks, nor prints a summary, nor has measured times; together
     # they are a fifth of its imports. serialize resolves `Timings` for its type hints itself.
+    from .measured.timing import Timings
     from .ranks.report import RankReport
-    from .timing import Timings
 
 __all__ = ["Capture", "RankLog", "Skipped", "TorchMessage"]
 

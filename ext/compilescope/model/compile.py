@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     # DDP split is asked for by the rank report; `compilescope report LOG` (a fresh process
     # each time, issue 34) imports neither. serialize resolves `HeldMemory` for its hints.
     from .ddp import DdpSplit
-    from .held_memory import HeldMemory
+    from .measured.held_memory import HeldMemory
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ class Compile:
     partitioner: str = ""
     memory_budget: float | None = None
     # What the compiled forward really saved for backward over one run (live captures): the
-    # partition's prediction misses copies Inductor makes after it (model/held_memory.py).
+    # partition's prediction misses copies Inductor makes after it (model/measured/held_memory.py).
     held: HeldMemory | None = None
 
     @cached_property
@@ -292,7 +292,7 @@ class Compile:
     @property
     def compile_time_s(self) -> float | None:
         """Its compile time: torch's top-level stages (the frame's compile and its lazily
-        compiled backward), else the metrics' frame time (model/compile_budget.py). A restart
+        compiled backward), else the metrics' frame time (model/measured/compile_budget.py). A restart
         (`0/0_1`) repeats its first attempt's: sum a capture's with `compile_seconds`."""
         return compile_time(self)
 

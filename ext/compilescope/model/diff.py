@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from .capture import Capture
 from .compile import Compile, compile_seconds, counted_elsewhere
-from .compile_budget import compile_budget
 from .graph import Node
 from .kernel import Kernel
-from .speedup import StepSpeedup
+from .measured.compile_budget import compile_budget
+from .measured.speedup import StepSpeedup
 
 
 @dataclass(frozen=True)

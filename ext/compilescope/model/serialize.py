@@ -120,8 +120,8 @@ def _hints(cls: type) -> dict[str, type]:
 def _type_only_names() -> dict[str, type]:
     """Field types the model's modules import for type checkers only (capture.py, compile.py:
     they import these modules where used, to keep a one-rank log's report light, issue 34)."""
-    from .held_memory import HeldMemory
-    from .timing import Timings
+    from .measured.held_memory import HeldMemory
+    from .measured.timing import Timings
 
     return {"HeldMemory": HeldMemory, "Timings": Timings}
 

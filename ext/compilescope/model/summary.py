@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING, Protocol
 from ..common import SUMMARY_STAGES, human_bytes
 from .breaks import reason_line
 from .compile import FALLBACK_STATUS, counted_elsewhere
-from .compile_payback import compile_time_line
-from .held_memory import held_text, input_names
-from .step_budget import step_budget
-from .timing import RealSteps
+from .measured.compile_payback import compile_time_line
+from .measured.held_memory import held_text, input_names
+from .measured.step_budget import step_budget
+from .measured.timing import RealSteps
 
 if TYPE_CHECKING:
     from .breaks import Fallback, GraphBreak
     from .compile import Compile
+    from .measured.timing import Timings
     from .ranks.log import RankLog, Skipped
-    from .timing import Timings
 
 
 class Summarized(Protocol):

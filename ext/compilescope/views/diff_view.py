@@ -7,7 +7,7 @@ from typing import Any
 
 from ..common import STAGE_LABELS
 from ..model.diff import CaptureDiff, GraphChange
-from ..model.speedup import StepSpeedup
+from ..model.measured.speedup import StepSpeedup
 
 # Enough to read; a diff longer than this is cut (and says so) so one big change cannot
 # bloat the notebook.

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # a fix trial's model and its speedup's view: imported only w
 
 SHOWN = 12  # findings on the first screen; the rest are one click away
 # What `compilescope.applying` can hold in a `with` block: config settings, not the arguments
-# of one torch.compile call or dynamic marks on its inputs (live/fixes.py's `holding` does those).
+# of one torch.compile call or dynamic marks on its inputs (live/trials/fixes.py's `holding` does those).
 HELD_BY_APPLYING = ("set", "add")
 
 

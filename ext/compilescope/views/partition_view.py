@@ -80,7 +80,7 @@ def held_data(c: Compile, p: Partition) -> dict[str, Any] | None:
     if c.held is None:
         return None
     # Measured by live captures only: a log's report (issue 34) does not import it.
-    from ..model.held_memory import differences, held_text, input_names
+    from ..model.measured.held_memory import differences, held_text, input_names
 
     names = input_names(c.graph("dynamo_output_graph"), c.graph("aot_forward_graph"))
     return {
@@ -137,7 +137,7 @@ def partition_html(capture: Capture, max_compiles: int = 8) -> str:
             body += f"<p>recomputed in backward: {escape(', '.join(p.recomputed))}</p>"
         sweep = c.sweep()
         if sweep is not None:
-            from .figures import svg, sweep_figure  # matplotlib: only for a sweep to draw
+            from .charts.figures import svg, sweep_figure  # matplotlib: only for a sweep to draw
 
             head = "".join(
                 f"<th>{h}</th>"

@@ -1,4 +1,4 @@
-"""What a capture looks like under a cell and in an nbconvert export (the report: views/report.py)."""
+"""What a capture looks like under a cell and in an nbconvert export (the report: views/offline/report.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from ..model.graph import Graph
 from .explorer.data import explorer_payload
 from .explorer.static_graph import graph_svg
 from .findings_view import findings_data, findings_html
+from .offline.summary_html import capture_html
 from .partition_view import partition_html
-from .summary_html import capture_html
 from .view_data import capture_data
 
 if TYPE_CHECKING:
@@ -40,12 +40,12 @@ def add_view_parts(data: dict[str, Any], capture: Capture, found: tuple[Finding,
     data["findings"] = findings_data(found)
     data["findings_none"] = none_found(capture)  # what the view says when there are none
     if capture.timings is None:  # a log: no times to chart, and no matplotlib to import
-        from .plain_charts import saved_chart, stage_chart
+        from .charts.plain_charts import saved_chart, stage_chart
 
         data["charts"] = {"stages": stage_chart(capture), "timings": "", "roofline": "",
                           "memory": saved_chart(capture)}  # fmt: skip
     else:
-        from .figures import charts  # matplotlib: imported on first use
+        from .charts.figures import charts  # matplotlib: imported on first use
 
         data["charts"] = charts(capture)
     data["ranks_html"] = rank_report_html(capture)
@@ -55,7 +55,7 @@ def rank_report_html(capture: Capture) -> str:
     """The rank report (script-free, escaped) for a capture of several ranks; "" for one."""
     if not capture.several_ranks:
         return ""
-    from .ranks_html import ranks_html
+    from .offline.ranks_html import ranks_html
 
     return ranks_html(capture.compare_ranks())
 

@@ -14,8 +14,8 @@ from html import escape
 from typing import Any
 
 from ..model.capture import Capture
-from ..model.compile_budget import compile_budget as compile_budget_of
-from ..model.step_budget import step_budget as step_budget_parts
+from ..model.measured.compile_budget import compile_budget as compile_budget_of
+from ..model.measured.step_budget import step_budget as step_budget_parts
 
 
 class Table(list[dict[str, Any]]):
@@ -108,7 +108,7 @@ def timings(capture: Capture) -> Table:
 def step_budget(capture: Capture) -> Table:
     """The real steps' median compiled step as named parts that add up to it: each compiled
     graph, the eager optimizer, other eager ops, idle time after syncs, launch and Python gaps,
-    and what is unexplained (model/step_budget.py). No rows without real steps."""
+    and what is unexplained (model/measured/step_budget.py). No rows without real steps."""
     real = capture.timings.real_steps if capture.timings else None
     parts = step_budget_parts(real) if real is not None else ()
     rows = [
@@ -140,7 +140,7 @@ def step_budget(capture: Capture) -> Table:
 def compile_budget(capture: Capture) -> Table:
     """The compile time of each compile id by kind of work (Dynamo, AOTAutograd, Inductor's
     passes, fusion and code generation, kernel compilation, autotuning, cache lookups), with
-    its cache result, then the capture's total by kind (model/compile_budget.py): the one
+    its cache result, then the capture's total by kind (model/measured/compile_budget.py): the one
     figure of compile time, the same as the findings' and the summary's."""
     budget = compile_budget_of(capture)
     rows: list[dict[str, Any]] = []

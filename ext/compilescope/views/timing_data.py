@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 from ..common import human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile
-from ..model.step_budget import step_budget
+from ..model.measured.step_budget import step_budget
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
-    from ..model.timing import GraphTiming, RealSteps, Sample
+    from ..model.measured.timing import GraphTiming, RealSteps, Sample
 
 
 def sample_data(sample: Sample | None) -> dict[str, Any] | None:
@@ -89,7 +89,7 @@ def real_steps_data(real: RealSteps | None) -> dict[str, Any] | None:
             {"before": g.before, "after": g.after, "role": g.role, "s": g.seconds}
             for g in sorted(real.gaps, key=lambda g: -g.seconds)
         ],
-        # The step budget (model/step_budget.py): parts that add up to the median step.
+        # The step budget (model/measured/step_budget.py): parts that add up to the median step.
         "budget": [
             {"kind": p.kind, "name": p.name, "s": p.seconds, "share": p.share, "detail": p.detail}
             for p in step_budget(real)

@@ -13,8 +13,8 @@ from typing import Any
 from ..common import SHOWN_STAGES, human_bytes
 from ..model.capture import Capture
 from ..model.compile import Compile, counted_elsewhere
-from ..model.compile_payback import compile_time_line
 from ..model.findings.parts import is_library
+from ..model.measured.compile_payback import compile_time_line
 from ..model.place import Place
 from .partition_view import partition_data
 from .stage_graphs import PendingGraph, fused_nodes, post_grad_of_code, stage_rows
@@ -32,7 +32,7 @@ def _cell(loc: Place | None, capture: Capture) -> int | None:
 def _kernels(c: Compile, capture: Capture) -> list[dict[str, Any]]:
     times, timings = {}, capture.timings
     if timings:
-        from ..model.timing import achieved_rates  # see the imports at the top
+        from ..model.measured.timing import achieved_rates  # see the imports at the top
 
         # Keyed by role too: a forward and a backward module may each have a kernel of one name.
         times = {(k.role, k.kernel): k for k in timings.kernels_of(str(c.id))}
@@ -203,9 +203,9 @@ def capture_data(
     """Everything the result view shows, JSON-ready. Strings stay raw text: views escape them.
     `graphs_by`: given the graphs' payloads to make (in order) as soon as they are known,
     returns what "graphs" holds (it may start them in another process while the rest is made
-    here: views/shared_drawing.py); else they are made here."""
-    from ..model.kernel_table import kernel_rows
-    from .summary_html import devices, nothing_compiled
+    here: views/offline/shared_drawing.py); else they are made here."""
+    from ..model.measured.kernel_table import kernel_rows
+    from .offline.summary_html import devices, nothing_compiled
 
     jobs: list[PendingGraph] = []
     rows = [stage_rows(c, jobs) for c in capture]

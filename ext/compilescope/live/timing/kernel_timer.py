@@ -14,7 +14,7 @@ from typing import Any, cast
 import torch
 
 from ...model.kernel import OutputCode
-from ...model.timing import KernelTiming, Sample
+from ...model.measured.timing import KernelTiming, Sample
 from ..phases import phase
 from ..torch_bridge import cuda_event
 from .flop_count import kernel_flops

@@ -12,7 +12,7 @@ import torch
 
 from ...model.capture import Capture
 from ...model.kernel import OutputCode
-from ...model.timing import GraphTiming, KernelTiming, Sample, Timings
+from ...model.measured.timing import GraphTiming, KernelTiming, Sample, Timings
 from .. import torch_bridge
 from ..phases import phase, reset
 from ..quiet import silenced

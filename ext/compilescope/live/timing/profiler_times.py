@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from ...model.timing import OutsideWork
+from ...model.measured.timing import OutsideWork
 from .memory import chrome_trace_events
 from .profiler_places import user_functions
 

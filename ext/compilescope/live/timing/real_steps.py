@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from ...model.timing import OptimizerSeen, RealSteps, Sample
+from ...model.measured.timing import OptimizerSeen, RealSteps, Sample
 from ..session import BEFORE_THE_BLOCK, CaptureSession
 from ..torch_bridge import cuda_event, cuda_initialized
 from .eager_memory_guard import cuda_memory_reading, eager_memory_verdict

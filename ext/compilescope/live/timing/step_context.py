@@ -9,7 +9,7 @@ import sys
 import torch
 
 from ...model.findings.parts import is_library
-from ...model.timing import OptimizerSeen, StepSettings
+from ...model.measured.timing import OptimizerSeen, StepSettings
 
 
 def optimizer_seen(optimizer: object) -> OptimizerSeen:

@@ -7,9 +7,9 @@ import statistics
 from dataclasses import replace
 from typing import Any
 
-from ...model.graph_gaps import gaps_between_graphs
 from ...model.kernel import OutputCode
-from ...model.timing import GraphGap, GraphShare, KernelTiming, Sample
+from ...model.measured.graph_gaps import gaps_between_graphs
+from ...model.measured.timing import GraphGap, GraphShare, KernelTiming, Sample
 from .kernel_timer import CallLog
 from .profiler_times import (
     device_kernels_by_name,

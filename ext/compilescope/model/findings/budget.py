@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 from ..capture import Capture
 from ..compile import Compile
 from ..graph import Graph, Node
-from ..step_budget import UNEXPLAINED_SHARE, device_scale, step_budget
+from ..measured.step_budget import UNEXPLAINED_SHARE, device_scale, step_budget
 from .catalog import remedy
 from .parts import Cost, Finding, Fix
 from .perf import SHOWN_SHARE
 
 if TYPE_CHECKING:
-    from ..timing import OutsideWork, RealSteps
+    from ..measured.timing import OutsideWork, RealSteps
 
 
 def budget_findings(capture: Capture, real: RealSteps) -> list[Finding]:

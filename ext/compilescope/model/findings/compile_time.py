@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 
 from ..capture import Capture
-from ..compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
-from ..compile_payback import pay_back
+from ..measured.compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
+from ..measured.compile_payback import pay_back
 from .catalog import remedy
 from .parts import Cost, Finding, Fix
 from .places import frame_of, frame_places

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ...common import human_bytes, milliseconds
 from ..capture import Capture
 from ..compile import compile_seconds
-from ..speedup import StepSpeedup
+from ..measured.speedup import StepSpeedup
 from .parts import Finding, Fix
 from .ranked import findings, where_text
 

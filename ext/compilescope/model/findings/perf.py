@@ -10,9 +10,9 @@ from typing import Any
 from ...common import human_bytes
 from ..capture import Capture
 from ..compile import Compile, compile_seconds
-from ..kernel_table import kernel_rows, step_total_s
+from ..measured.kernel_table import kernel_rows, step_total_s
+from ..measured.step_budget import device_scale
 from ..place import Place
-from ..step_budget import device_scale
 from .parts import Cost, Finding, Fix, Setting
 from .places import frame_of, frame_places, place, user_loc
 

@@ -12,7 +12,9 @@ from ..place import Place
 from .parts import is_library
 
 if TYPE_CHECKING:
-    from ..timing import OptimizerSeen  # measured times only: a log's report does not import it
+    from ..measured.timing import (
+        OptimizerSeen,  # measured times only: a log's report does not import it
+    )
 
 
 def place(loc: Place, capture: Capture, code: str = "") -> Place:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..capture import Capture
-from ..kernel_table import kernel_rows
-from ..step_budget import device_scale
+from ..measured.kernel_table import kernel_rows
+from ..measured.step_budget import device_scale
 from .budget import budget_findings, uncompiled_graphs
 from .catalog import remedy
 from .parts import Cost, Finding, Fix, Setting
@@ -21,7 +21,7 @@ from .verdict import VERDICTS, verdict_findings
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
-    from ..timing import RealSteps
+    from ..measured.timing import RealSteps
 
 # Optimizers with a fused implementation (torch/optim: `_fused_*`; CUDA, and CPU since torch
 # 2.4 for Adam, AdamW, SGD and Adagrad).

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..step_budget import step_budget
+from ..measured.step_budget import step_budget
 from .parts import Cost, Finding, Fix
 
 if TYPE_CHECKING:
-    from ..timing import RealSteps
+    from ..measured.timing import RealSteps
 
 
 # The compiled step counts as slower than eager only beyond the windows' noise: slower by this

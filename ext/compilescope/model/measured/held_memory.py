@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..common import human_bytes
-from .graph import Graph, TensorMeta
-from .partition import Partition, SavedTensor
+from ...common import human_bytes
+from ..graph import Graph, TensorMeta
+from ..partition import Partition, SavedTensor
 
 # Dynamo's names for a module's parameters and buffers: `l_self_modules_c1_parameters_weight_`.
 _PARAMETER = re.compile(r"^l_(?:self_)?modules_(.+?)_(?:parameters|buffers)_(.+?)_?$", re.I)

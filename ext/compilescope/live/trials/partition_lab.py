@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..model.capture import Capture
-from ..model.compile_id import heard_for
-from ..model.partition import Partition, Repartition, partition_between
-from . import torch_bridge, torch_partitioners
-from .fx_graphs import graph_from_torch
+from ...model.capture import Capture
+from ...model.compile_id import heard_for
+from ...model.partition import Partition, Repartition, partition_between
+from .. import torch_bridge
+from ..compiled_code.fx_graphs import graph_from_torch
+from . import torch_partitioners
 
 if TYPE_CHECKING:
     import torch

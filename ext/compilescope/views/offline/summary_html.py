@@ -5,15 +5,15 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from ..common import SUMMARY_STAGES, human_bytes, milliseconds
-from ..model.capture import Capture
-from ..model.compile import Compile, compile_seconds
-from ..model.compile_payback import compile_time_line
-from ..model.place import Place, cell_label
+from ...common import SUMMARY_STAGES, human_bytes, milliseconds
+from ...model.capture import Capture
+from ...model.compile import Compile, compile_seconds
+from ...model.measured.compile_payback import compile_time_line
+from ...model.place import Place, cell_label
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.
-    from ..model.timing import Sample
+    from ...model.measured.timing import Sample
 
 _STYLE = (
     "<style>.cs-sum{font-family:system-ui,sans-serif;font-size:13px}"
@@ -140,7 +140,7 @@ def _details(c: Compile, cells: dict[str, int]) -> str:
                     f"<details><summary>{escape(head)}</summary><pre>{escape(k.source)}</pre></details>"
                 )
     if c.symbols or c.shape_guards:
-        from .math import math_html  # sympy: imported only for a compile with symbolic shapes
+        from ..math import math_html  # sympy: imported only for a compile with symbolic shapes
 
         rows = "".join(
             f"<tr><td>{math_html(s.name)}</td><td>{escape(s.source)}</td><td>{escape(s.value)}</td>"
@@ -225,7 +225,7 @@ def timings_html(capture: Capture) -> str:
 
 def _real_steps_html(capture: Capture) -> str:
     """The user's own steps as they ran (the text summary's lines), or why none were timed."""
-    from ..model.summary import real_steps_lines
+    from ...model.summary import real_steps_lines
 
     t = capture.timings
     if t is None:
@@ -254,7 +254,7 @@ def _rate(value: float | None, unit: str, of_peak: float | None) -> str:
 
 def kernel_rows_html(capture: Capture, top: int = 15) -> str:
     """The kernels that cost most per step: where the time goes, at a glance."""
-    from ..model.kernel_table import kernel_rows
+    from ...model.measured.kernel_table import kernel_rows
 
     rows = kernel_rows(capture)[:top]
     if not rows:

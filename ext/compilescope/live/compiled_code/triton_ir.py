@@ -7,8 +7,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from ..model.capture import Capture
-from . import torch_bridge
+from ...model.capture import Capture
+from .. import torch_bridge
 
 IR_STAGES = ("ttir", "ttgir", "llir", "ptx")
 LAUNCH_KEYS = ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg")

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
-from .stage_graphs import PendingGraph
+from ..stage_graphs import PendingGraph
 
 _TOKEN = 4  # bytes per job number in the queue pipe
 # A pipe holds 64 KiB: the queue is written whole before the fork, so it must fit.

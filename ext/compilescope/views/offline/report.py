@@ -8,13 +8,13 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..model.capture import Capture
-from ..model.findings.parts import Finding
-from ..model.findings.ranked import findings
-from .result_view import add_view_parts, fallback_html
+from ...model.capture import Capture
+from ...model.findings.parts import Finding
+from ...model.findings.ranked import findings
+from ..result_view import add_view_parts, fallback_html
+from ..static_files import static_text
+from ..view_data import capture_data
 from .shared_drawing import SharedDrawing
-from .static_files import static_text
-from .view_data import capture_data
 
 
 def report_parts(
@@ -31,7 +31,7 @@ def report_parts(
     script: Chromium refuses module scripts from file:// pages); None inlines it.
     `head`: HTML put above the view (the way back to a report's index). `found`: the
     findings, or what makes them (called once the graphs are being made). `shared`: the
-    graphs' payloads are made with a forked helper (views/shared_drawing.py; only where this
+    graphs' payloads are made with a forked helper (views/offline/shared_drawing.py; only where this
     process is the command: a forked kernel is unsafe), while this process makes the rest;
     the page is the same."""
     if shared:

@@ -18,10 +18,10 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..common import byte_scale, human_bytes
-from ..model.capture import Capture
-from ..model.kernel_table import timed_kernels
-from ..model.partition import BudgetSweep
+from ...common import byte_scale, human_bytes
+from ...model.capture import Capture
+from ...model.measured.kernel_table import timed_kernels
+from ...model.partition import BudgetSweep
 from .figure_base import ShownFigure, label_text
 from .plain_charts import stage_rows, waterfall_title
 
@@ -254,7 +254,7 @@ def svg(fig: Figure | None) -> str:
 
 
 def roofline(capture: Capture) -> Figure | None:
-    """The timed kernels under the device's measured roofs (views/roofline.py draws it)."""
+    """The timed kernels under the device's measured roofs (views/charts/roofline.py draws it)."""
     from .roofline import roofline_figure
 
     return roofline_figure(capture)

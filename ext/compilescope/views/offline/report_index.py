@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 
-from ..model.compile import Compile
-from ..model.findings.parts import Finding
-from ..model.ranks.report import ranks_text
-from .findings_view import findings_html
-from .static_files import static_text
+from ...model.compile import Compile
+from ...model.findings.parts import Finding
+from ...model.ranks.report import ranks_text
+from ..findings_view import findings_html
+from ..static_files import static_text
 
 PAGES = "compiles"  # the folder beside index.html that holds one page per compile id
 BUNDLE = "report.js"  # the view's bundle, written once beside index.html for every page

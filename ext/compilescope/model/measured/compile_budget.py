@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from .compile import Compile, StageTime, compile_time, counted_elsewhere
+from ..compile import Compile, StageTime, compile_time, counted_elsewhere
 
 
 class Compiles(Protocol):

@@ -10,12 +10,12 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from ..model.capture import Capture
-from ..model.findings.fix_trial import FixTrial
-from ..model.findings.parts import Finding, Fix, Setting
-from . import torch_bridge
-from .options import CompileOptions
-from .pipeline import Replay, replay_of
+from ...model.capture import Capture
+from ...model.findings.fix_trial import FixTrial
+from ...model.findings.parts import Finding, Fix, Setting
+from .. import torch_bridge
+from ..options import CompileOptions
+from ..pipeline import Replay, replay_of
 
 _IDENTIFIER_CHAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
 

@@ -15,8 +15,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..model.capture import Capture
-from ..model.kernel import AutotuneChoice
+from ...model.capture import Capture
+from ...model.kernel import AutotuneChoice
 
 LOGGER = "torch._inductor.runtime.triton_heuristics"
 _BENCHMARKED = "Benchmark all input configs for %s, get:"

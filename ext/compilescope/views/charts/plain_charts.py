@@ -1,14 +1,14 @@
 """Charts as plain SVG, drawn without matplotlib: what the report draws for a log (its import and
-drawing cost more than the rest of a report); views/figures.py draws the widget's."""
+drawing cost more than the rest of a report); views/charts/figures.py draws the widget's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
 
-from ..common import byte_scale, human_bytes
-from ..model.capture import Capture
-from ..model.compile import StageTime, compile_seconds
+from ...common import byte_scale, human_bytes
+from ...model.capture import Capture
+from ...model.compile import StageTime, compile_seconds
 
 _BLUE, _PURPLE = "#6366f1", "#7c3aed"
 _ROW, _LABEL_W, _BAR_W, _NOTE_W = 18, 300, 520, 110

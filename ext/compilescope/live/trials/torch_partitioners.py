@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from . import repro_settings, torch_bridge
+from .. import repro_settings, torch_bridge
 
 _DEFAULT_UUID = "compilescope.default_partition"
 
@@ -48,7 +48,7 @@ def default_partitioner() -> object:
     return DefaultPartition()
 
 
-# The partition lab (live/partition_lab.py): hear the partitioner's input, run it again later.
+# The partition lab (live/trials/partition_lab.py): hear the partitioner's input, run it again later.
 _partition_listener: PartitionListener | None = None
 
 
@@ -219,7 +219,7 @@ def flops_of(graph_module: torch.fx.GraphModule, names: set[str]) -> int | None:
     None when torch cannot count one of them (symbolic sizes without a hint)."""
     from torch.utils._pytree import tree_map_only
 
-    from .timing.flop_count import formula_flops
+    from ..timing.flop_count import formula_flops
 
     total = 0
     for node in graph_module.graph.nodes:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ..model.capture import Capture
-from ..model.kernel_table import kernel_rows
+from ...model.capture import Capture
+from ...model.measured.kernel_table import kernel_rows
 
 if TYPE_CHECKING:
     from .figure_base import ShownFigure

@@ -8,10 +8,10 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from .capture import Capture
-from .compile import Compile
-from .graph import Node
-from .kernel import Kernel
+from ..capture import Capture
+from ..compile import Compile
+from ..graph import Node
+from ..kernel import Kernel
 
 if TYPE_CHECKING:
     # Measured times only (live captures): a log's report (issue 34) does not import them.

@@ -25,12 +25,12 @@ from typing import Any
 
 import torch
 
-from ..common import OWN_HOOK_REASON
-from ..model.capture import Capture
-from ..model.graph import TensorMeta
-from ..model.held_memory import HeldMemory, HeldTensor
-from . import torch_bridge, torch_support
-from .timing.step_boundaries import hearing_steps
+from ...common import OWN_HOOK_REASON
+from ...model.capture import Capture
+from ...model.graph import TensorMeta
+from ...model.measured.held_memory import HeldMemory, HeldTensor
+from .. import torch_bridge, torch_support
+from ..timing.step_boundaries import hearing_steps
 
 # The saved-tensor hooks' stack (what torch.autograd.graph.saved_tensors_hooks pushes and
 # pops): pushed and popped here by hand, so the hooks can come off in the middle of a block.

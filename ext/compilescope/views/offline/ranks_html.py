@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ..model.ranks.records import ASPECTS
-from ..model.ranks.report import RankReport, collective_lines, profile_line, ranks_text
+from ...model.ranks.records import ASPECTS
+from ...model.ranks.report import RankReport, collective_lines, profile_line, ranks_text
 
 _STYLE = (
     "<style>.cs-ranks{font-family:system-ui,sans-serif;font-size:13px}"

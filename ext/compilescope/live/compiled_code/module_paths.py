@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..common import STAGES
-from ..model.capture import Capture
-from ..model.compile_id import heard_for
-from ..model.graph import Graph, Node
+from ...common import STAGES
+from ...model.capture import Capture
+from ...model.compile_id import heard_for
+from ...model.graph import Graph, Node
 
 # The logged graphs whose nodes the recorded joint paths name: AOTAutograd's.
 _JOINT_NAMED = tuple(s.kind for s in STAGES if s.layer == "aot" and s.logged)

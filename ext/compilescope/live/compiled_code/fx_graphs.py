@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..model.graph import Graph
-from ..trace.graph_text import parse_graph_nodes
+from ...model.graph import Graph
+from ...trace.graph_text import parse_graph_nodes
 
 
 def graph_from_torch(obj: object, kind: str = "") -> Graph:

@@ -1,0 +1,1 @@
+"""What was measured and what it adds up to: times, the step and compile budgets, speedups, memory held."""

@@ -1,0 +1,1 @@
+"""Charts: matplotlib figures and plain SVG, labels made safe for both."""
