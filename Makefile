@@ -58,10 +58,12 @@ tutorials-env:  ## build (once per binder/ change) the environment the tutorials
 
 # Set up (the two environments side by side), then two tiers: the few tests that assert on
 # measured time, in one process with the machine to themselves (short, so first); then the
-# rest on 2 workers, a file at a time (tests/conftest.py; README, Tests).
+# rest on 2 workers, a file at a time (tests/conftest.py; README, Tests). Both tiers use one
+# empty torch cache folder (tests/conftest.py says why).
 test: setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
 	$(MAKE) --no-print-directory -j2 setup tutorials-env
-	$(BIN)/python -m pytest -q -m timing --durations=5
+	export COMPILESCOPE_TESTS_CACHE=$$(mktemp -d /tmp/cs-tests-inductor-XXXXXXXX); \
+	$(BIN)/python -m pytest -q -m timing --durations=5 && \
 	$(BIN)/python -m pytest -q -m "not timing" -n 2 --dist loadfile --durations=10
 
 # The supported-versions matrix (README "Torch versions"): a venv of its own per release, the
