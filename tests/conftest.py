@@ -24,7 +24,8 @@ sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.
 # `make test`'s two tiers (it makes the folder) and the pytest-xdist workers (they inherit this
 # environment). Which files a process ran before a test is not fixed anyway, and torch writes
 # its caches for many processes at once (its compile workers). Shared, torch's one-time check
-# of the C++ compiler (about 6 s) runs once, and the untimed tier took 410 s instead of 475 s.
+# of the C++ compiler (about 6 s) runs once a run: in clean clones the untimed tier took 424 s
+# with a folder per process, 410-417 s (three runs) with one.
 _CACHE = os.environ.get("COMPILESCOPE_TESTS_CACHE", "")
 if not _CACHE:
     _CACHE = os.environ["COMPILESCOPE_TESTS_CACHE"] = tempfile.mkdtemp(prefix="cs-tests-inductor-")
