@@ -27,7 +27,8 @@ sys.path.insert(0, str(TESTS))  # workloads, fidelity, tlparse_reference, magic.
 # of the C++ compiler (about 6 s) runs once a run: in clean clones the untimed tier took 424 s
 # with a folder per process, 410-417 s (three runs) with one.
 _CACHE = os.environ.get("COMPILESCOPE_TESTS_CACHE", "")
-if not _CACHE:
+_MADE_HERE = not _CACHE  # then this process removes it at the end (`make test` removes its own)
+if _MADE_HERE:
     _CACHE = os.environ["COMPILESCOPE_TESTS_CACHE"] = tempfile.mkdtemp(prefix="cs-tests-inductor-")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
@@ -88,13 +89,16 @@ def loaded():
 
 
 # `make test` runs the untimed tests on 2 workers, a file at a time (pytest-xdist, --dist
-# loadfile: a file's module fixtures are made once), handing files out in this order. The
-# tutorials' file is the longest by far (eleven notebooks): it goes first, so that no worker runs
-# it alone at the end; then the files that compile or drive a browser; the quick ones last, to
-# fill in while the other worker finishes.
+# loadfile: a file's module fixtures are made once), handing files out in this order
+# (--no-loadscope-reorder). The tutorials' file is the longest by far (eleven notebooks): it
+# goes first, so that no worker runs it alone at the end; then the files that compile, drive a
+# browser or run mypy (5-85 s each); the quick ones last (at most 5 s), to fill in while the
+# other worker finishes.
 _FIRST = "notebooks/test_tutorials.py"
-_SLOW = tuple(
-    f"tests/{folder}/" for folder in ("browser", "live", "distributed", "magic", "notebooks")
+_SLOW = (
+    *(f"tests/{folder}/" for folder in ("browser", "live", "distributed", "magic", "notebooks")),
+    "tests/test_lint.py",
+    "tests/test_cli.py",
 )
 
 
@@ -106,3 +110,8 @@ def _order(item) -> int:
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_order)  # stable: files keep their order within each group
+
+
+def pytest_unconfigure(config):
+    if _MADE_HERE and not hasattr(config, "workerinput"):  # the run's folder, not a worker's
+        shutil.rmtree(_CACHE, ignore_errors=True)

@@ -196,6 +196,16 @@ def test_no_grad_inside_the_code_is_called_an_inference_graph():
     assert not any("training mode" in g.what for g in graphs)
 
 
+@pytest.mark.timing  # beside another worker's compiles, the kernels' clocks read 922x the step
+def test_kernel_shares_sum_to_about_the_step(timed):
+    """The kernels' shares of the step add up to about the step. No fixed figure on a tiny CPU
+    graph: kernels are timed apart from their graph, and the graph's time holds its Python
+    wrapper (0.19 to 1.53 in earlier runs)."""
+    from compilescope.model.measured.kernel_table import kernel_rows
+
+    assert 0 < sum(r["share"] for r in kernel_rows(timed)) <= 3
+
+
 def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
     from compilescope.model.measured.kernel_table import COLUMNS, kernel_rows, step_total_s
 
@@ -206,12 +216,10 @@ def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
     }
     per_step = [r["per_step_s"] for r in rows]
     assert per_step == sorted(per_step, reverse=True) and [r["rank"] for r in rows][:2] == [1, 2]
-    # Each share is of the step (every graph's compiled forward and backward), exactly. Their
-    # sum is no fixed figure on a tiny CPU graph: kernels are timed apart from their graph, and
-    # the graph's time holds its Python wrapper (0.19 to 1.53 seen on loaded machines).
+    # Each share is of the step (every graph's compiled forward and backward), exactly; what
+    # they sum to is measured time (test_kernel_shares_sum_to_about_the_step).
     whole = step_total_s(timed)
     assert whole > 0 and all(r["share"] == pytest.approx(r["per_step_s"] / whole) for r in rows)
-    assert 0 < sum(r["share"] for r in rows) <= 3
     assert all(r["line"].startswith("tests/workloads.py:") for r in rows)  # TinyMLP.forward
     assert {"fc1", "fc2"} & {r["module"] for r in rows}
     assert timed.timings.peak_bytes_per_s > 0 and timed.timings.peak_flops > 0

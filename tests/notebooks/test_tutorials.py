@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -191,10 +194,12 @@ class Executed:
 
     nb: nbformat.NotebookNode
     error: str | None
+    left_in_tmp: list[str]  # what the run left in its kernel's temporary folder
 
 
 async def _execute(path: Path) -> Executed:
     nb = nbformat.read(path, as_version=4)
+    tmp = Path(tempfile.mkdtemp(prefix=f"cs-tutorial-{path.stem[:2]}-"))  # the kernel's TMPDIR
     client = NotebookClient(
         nb,
         kernel_name=KERNEL_NAME,
@@ -204,7 +209,7 @@ async def _execute(path: Path) -> Executed:
     )
     start, error = time.perf_counter(), None
     try:
-        await client.async_execute()
+        await client.async_execute(env={**os.environ, "TMPDIR": str(tmp)})
     except CellExecutionError as failed:
         error = f"a cell failed:\n{str(failed)[-4000:]}"
     except Exception as failed:  # a dead kernel or a timeout: that notebook's test reports it
@@ -215,7 +220,9 @@ async def _execute(path: Path) -> Executed:
     took = time.perf_counter() - start
     with open(ARTIFACTS / "times.txt", "a") as times:
         times.write(f"{path.name} {took:.1f} s\n")
-    return Executed(nb, error)
+    left = sorted(p.name for p in tmp.iterdir())  # the kernel has shut down by now
+    shutil.rmtree(tmp, ignore_errors=True)
+    return Executed(nb, error, left)
 
 
 async def _execute_all(paths: list[Path]) -> dict[Path, Executed]:
@@ -268,6 +275,11 @@ def test_tutorial_runs_in_the_binder_environment(executed_tutorials, path):
         expected = "raises-exception" in cell.metadata.get("tags", [])
         # nbclient already fails on unexpected errors; a cell that should fail must fail too.
         assert bool(errors) == expected, (path.name, cell.source)
+    # A user runs a tutorial many times: it leaves nothing behind in their temporary folder
+    # but what torch keeps there itself (its default cache folder torchinductor_<user>, and
+    # torchrun's per-job folder torchelastic_*, whichever job starts it).
+    left = [n for n in run.left_in_tmp if not n.startswith(("torchinductor_", "torchelastic_"))]
+    assert not left, f"{path.name} left these in its temporary folder: {left}"
     views = [c for c in code if shows_a_view(c)]
     assert views, f"{path.name} never shows compilescope's view"
     for cell in views:
