@@ -58,8 +58,7 @@ tutorials-env:  ## build (once per binder/ change) the environment the tutorials
 
 # Set up (the two environments side by side), then two tiers: the few tests that assert on
 # measured time, in one process with the machine to themselves (short, so first); then the
-# rest on 2 workers, a file at a time, in tests/conftest.py's order (xdist's own reordering,
-# by tests per file, put one-test files of 17-24 s last; README, Tests). Both tiers use one
+# rest on 2 workers, a file at a time (README, Tests). Both tiers use one
 # empty torch cache folder (tests/conftest.py says why), removed at the end. Bytecode on:
 # where the environment turns it off (PYTHONDONTWRITEBYTECODE, as some containers do), each
 # pytest process rewrote every test file's asserts again, half of its 10 s of collecting.
@@ -69,7 +68,7 @@ test: setup-browser setup-js  ## set up and run the whole test suite (browser te
 	export COMPILESCOPE_TESTS_CACHE=$$(mktemp -d /tmp/cs-tests-inductor-XXXXXXXX); \
 	trap 'rm -rf "$$COMPILESCOPE_TESTS_CACHE"' EXIT; \
 	$(BIN)/python -m pytest -q -m timing --durations=5 && \
-	$(BIN)/python -m pytest -q -m "not timing" -n 2 --dist loadfile --no-loadscope-reorder --durations=10
+	$(BIN)/python -m pytest -q -m "not timing" -n 2 --dist loadfile --durations=10
 
 # The supported-versions matrix (README "Torch versions"): a venv of its own per release, the
 # whole suite on it. A CUDA build brings the triton it pins; a CPU build gets TORCH_TRITON.

@@ -88,30 +88,6 @@ def loaded():
     return load
 
 
-# `make test` runs the untimed tests on 2 workers, a file at a time (pytest-xdist, --dist
-# loadfile: a file's module fixtures are made once), handing files out in this order
-# (--no-loadscope-reorder). The tutorials' file is the longest by far (eleven notebooks): it
-# goes first, so that no worker runs it alone at the end; then the files that compile, drive a
-# browser or run mypy (5-85 s each); the quick ones last (at most 5 s), to fill in while the
-# other worker finishes.
-_FIRST = "notebooks/test_tutorials.py"
-_SLOW = (
-    *(f"tests/{folder}/" for folder in ("browser", "live", "distributed", "magic", "notebooks")),
-    "tests/test_lint.py",
-    "tests/test_cli.py",
-)
-
-
-def _order(item) -> int:
-    if _FIRST in item.nodeid:
-        return 0
-    return 1 if item.nodeid.startswith(_SLOW) else 2
-
-
-def pytest_collection_modifyitems(config, items):
-    items.sort(key=_order)  # stable: files keep their order within each group
-
-
 def pytest_unconfigure(config):
     if _MADE_HERE and not hasattr(config, "workerinput"):  # the run's folder, not a worker's
         shutil.rmtree(_CACHE, ignore_errors=True)

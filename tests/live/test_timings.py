@@ -196,14 +196,20 @@ def test_no_grad_inside_the_code_is_called_an_inference_graph():
     assert not any("training mode" in g.what for g in graphs)
 
 
-@pytest.mark.timing  # beside another worker's compiles, the kernels' clocks read 922x the step
-def test_kernel_shares_sum_to_about_the_step(timed):
-    """The kernels' shares of the step add up to about the step. No fixed figure on a tiny CPU
-    graph: kernels are timed apart from their graph, and the graph's time holds its Python
-    wrapper (0.19 to 1.53 in earlier runs)."""
+@pytest.mark.timing  # beside other workers' compiles, the kernels' clocks read 922x the step
+def test_kernel_shares_and_rates_are_of_the_step_and_the_device(timed):
+    """The kernels' shares of the step add up to about the step, and each kernel's bandwidth is
+    under the device's measured peak. The sum is no fixed figure on a tiny CPU graph: kernels
+    are timed apart from their graph, and the graph's time holds its Python wrapper (0.19 to
+    1.53 in earlier runs). Both are clocks read at different moments, so both need a quiet
+    machine: under load the peak probe ran slow and a kernel's rate above it was (rightly) not
+    given."""
     from compilescope.model.measured.kernel_table import kernel_rows
 
-    assert 0 < sum(r["share"] for r in kernel_rows(timed)) <= 3
+    rows = kernel_rows(timed)
+    assert 0 < sum(r["share"] for r in rows) <= 3
+    assert all(r["bytes_per_s"] > 0 and r["of_peak_bandwidth"] > 0 for r in rows)
+    assert any(r["flops_per_s"] and r["of_peak_flops"] for r in rows)  # the matmuls
 
 
 def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
@@ -223,8 +229,7 @@ def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
     assert all(r["line"].startswith("tests/workloads.py:") for r in rows)  # TinyMLP.forward
     assert {"fc1", "fc2"} & {r["module"] for r in rows}
     assert timed.timings.peak_bytes_per_s > 0 and timed.timings.peak_flops > 0
-    assert all(r["bytes_per_s"] > 0 and r["of_peak_bandwidth"] > 0 for r in rows)
-    assert any(r["flops_per_s"] and r["of_peak_flops"] for r in rows)  # the matmuls
+    assert all(r["bytes"] > 0 for r in rows) and any(r["flops"] for r in rows)  # the matmuls
     table = compilescope.kernel_table(timed)
     rows_back = table.to_dict("records") if hasattr(table, "to_dict") else table
     assert [r["kernel"] for r in rows_back] == [r["kernel"] for r in rows]

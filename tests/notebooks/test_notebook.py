@@ -138,20 +138,23 @@ def test_interrupt_stops_cleanly_and_restores_state(tmp_path):
             reply = kc.get_shell_msg(timeout=120)
         assert reply["content"]["status"] == "error"
         assert reply["content"]["ename"] == "KeyboardInterrupt"
+        # The cell's value, not a print: a print's text is flushed by a thread of the kernel's
+        # and once came after the kernel said idle (CI, both cores busy), when the client had
+        # stopped listening (outputs ['', '']: the busy and idle messages alone).
         check = (
             "import torch._inductor.config as cfg, compilescope\n"
-            "print('after', logging.getLogger('torch.__trace').handlers, cfg.force_disable_caches, "
-            "compilescope.last().partial.split()[0], 'y' in dir())"
+            "' '.join(map(str, ('after', logging.getLogger('torch.__trace').handlers, "
+            "cfg.force_disable_caches, compilescope.last().partial.split()[0], 'y' in dir())))"
         )
 
         def checked() -> tuple[str, list[str]]:
             outputs: list[str] = []
-            # A stream's text, or an error's name and value (a failure says what it met).
+            # The cell's value, or an error's name and value (a failure says what it met).
             reply = kc.execute_interactive(
                 check,
                 timeout=60,
                 output_hook=lambda m: outputs.append(
-                    m["content"].get("text")
+                    m["content"].get("data", {}).get("text/plain")
                     or f"{m['content'].get('ename', '')} {m['content'].get('evalue', '')}".strip()
                 ),
             )
