@@ -223,7 +223,7 @@ def test_kernels_ranked_by_time_per_step_with_module_line_and_throughput(timed):
     per_step = [r["per_step_s"] for r in rows]
     assert per_step == sorted(per_step, reverse=True) and [r["rank"] for r in rows][:2] == [1, 2]
     # Each share is of the step (every graph's compiled forward and backward), exactly; what
-    # they sum to is measured time (test_kernel_shares_sum_to_about_the_step).
+    # they sum to is measured time (test_kernel_shares_and_rates_are_of_the_step_and_the_device).
     whole = step_total_s(timed)
     assert whole > 0 and all(r["share"] == pytest.approx(r["per_step_s"] / whole) for r in rows)
     assert all(r["line"].startswith("tests/workloads.py:") for r in rows)  # TinyMLP.forward
