@@ -162,8 +162,6 @@ _OPTIMIZER_OPS = ("aten::_foreach", "aten::_fused")
 
 def _grouped(works: list[OutsideWork], step: float) -> list[OutsideWork]:
     """The works with the optimizer's ops as one and the small eager ops as one."""
-    from .timing import OutsideWork
-
     optimizer = [w for w in works if w.kind == "eager_op" and w.name.startswith(_OPTIMIZER_OPS)]
     small = [
         w
@@ -173,30 +171,26 @@ def _grouped(works: list[OutsideWork], step: float) -> list[OutsideWork]:
     out = [w for w in works if w not in optimizer and w not in small]
     if optimizer:
         names = ", ".join(sorted({w.name.removeprefix("aten::") for w in optimizer}))
-        steps = {w.where for w in optimizer}
-        out.append(
-            OutsideWork(
-                "optimizer",
-                f"optimizer update ({names})",
-                sum(w.seconds for w in optimizer),
-                sum(w.calls for w in optimizer),
-                where=steps.pop() if len(steps) == 1 else "",
-            )  # fmt: skip
-        )
+        out.append(_merged("optimizer", f"optimizer update ({names})", optimizer))
     if small:
         unique = list(dict.fromkeys(w.name for w in small))
         names = ", ".join(unique[:4]) + (", ..." if len(unique) > 4 else "")
-        places = {w.where for w in small}
-        out.append(
-            OutsideWork(
-                "eager_op",
-                f"{len(small)} small eager ops ({names})",
-                sum(w.seconds for w in small),
-                sum(w.calls for w in small),
-                where=places.pop() if len(places) == 1 else "",
-            )  # fmt: skip
-        )
+        out.append(_merged("eager_op", f"{len(small)} small eager ops ({names})", small))
     return sorted(out, key=lambda w: -w.seconds)
+
+
+def _merged(kind: str, label: str, parts: list[OutsideWork]) -> OutsideWork:
+    """Several parts as one row: their time and calls summed, the place where they share one."""
+    from .timing import OutsideWork
+
+    places = {w.where for w in parts}
+    return OutsideWork(
+        kind,
+        label,
+        sum(w.seconds for w in parts),
+        sum(w.calls for w in parts),
+        where=places.pop() if len(places) == 1 else "",
+    )
 
 
 def _work_name(w: OutsideWork) -> str:
