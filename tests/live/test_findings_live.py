@@ -161,8 +161,11 @@ def _resolve(ref: str) -> object:
 @pytest.mark.slow
 def test_gpt2_top_finding_is_the_transformers_logger():
     """A 1-layer GPT-2 training step: the top finding is transformers' `warning_once`, and
-    try_fix, which captures the step again with the fix applied, leaves no graph break (two
-    captures, about 30 s on 2 cores; a second layer adds 6 s and nothing to what is checked)."""
+    try_fix, which captures the step again with the fix applied, leaves no graph break. Where
+    the graphs break and what the fix does are Dynamo's, whatever compiles the graphs: on
+    AOTAutograd's eager backend the two captures took 4.4 s instead of 19.4 s with Inductor's
+    C++ kernels. Inductor on GPT-2 is captured live by the fidelity test (the `gpt2` workload),
+    and the findings' ranking on that capture is checked on its recorded log."""
     transformers = pytest.importorskip("transformers")
     torch.manual_seed(0)
     config = transformers.GPT2Config(n_layer=1, n_embd=64, n_head=2, vocab_size=128, n_positions=64)
@@ -173,7 +176,7 @@ def test_gpt2_top_finding_is_the_transformers_logger():
         return model(input_ids=ids, labels=ids).loss
 
     started = time.perf_counter()
-    cap = compilescope.capture(train_step, ids, timings=False)
+    cap = compilescope.capture(train_step, ids, backend="aot_eager", timings=False)
     top = compilescope.findings(cap)[0]
     assert top.kind == "graph_break" and "warning_once" in top.what
     assert top.at.file.endswith("transformers/modeling_utils.py")
