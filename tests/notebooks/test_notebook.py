@@ -165,9 +165,10 @@ def test_interrupt_stops_cleanly_and_restores_state(tmp_path):
         interrupted, outputs = checked()
         if interrupted == "KeyboardInterrupt" or not "".join(outputs):
             # On a loaded machine (CI's 2 cores) the check itself once met a KeyboardInterrupt
-            # (the signal reached the kernel's process group late), and twice it ran with no
-            # output at all (['', '']: busy and execute_input, then idle; with a print and
-            # with the cell's value alike). Said, and the state checked again: what this test
+            # (the signal reached the kernel's process group late), and a few times it ran
+            # with no output at all (['', '']: one message, then idle, with no value; with a
+            # print and with the cell's value alike; not a backlog: 7 messages were pending
+            # after the interrupt). Said, and the state checked again: what this test
             # is about is the kernel's state, and a second empty check still fails.
             warnings.warn(
                 f"the check after the interrupt gave {interrupted or 'no output'}: {outputs}",
