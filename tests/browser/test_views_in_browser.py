@@ -54,12 +54,28 @@ def notebook(jupyter_server):
     return jupyter_server
 
 
+def _click(page, target) -> None:
+    """Click `target`; when a JupyterLab dialog is in the way, fail with what the dialog says
+    (a run once timed out on a dialog over the first cell, and nothing said which)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        target.click()
+    except PlaywrightTimeout:
+        dialogs = page.locator(".jp-Dialog")
+        if dialogs.count():
+            raise AssertionError(
+                f"a JupyterLab dialog is over the notebook: {dialogs.first.inner_text()!r}"
+            ) from None
+        raise
+
+
 def run_all(page) -> None:
     page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=120_000)
     for index in range(2):
         prompt = page.locator(".jp-Cell .jp-InputPrompt").nth(index)
         for _attempt in range(5):  # a key press right after the page settles can be dropped
-            prompt.click()  # selects the cell, in command mode
+            _click(page, prompt)  # selects the cell, in command mode
             page.keyboard.press("Shift+Enter")
             try:
                 page.wait_for_function(
