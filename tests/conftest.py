@@ -35,7 +35,7 @@ os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 # torch's check of which vector instructions the C++ compiler can build (about 5.5 s of g++ per
 # empty cache folder, torch/_inductor/cpu_vec_isa.py) is torch's, not ours: the processes the
 # tests start take the CPU's own list instead (`TORCHINDUCTOR_VEC_ISA_OK=1`; on our machines
-# both pick the same AVX-512 VNNI). It ran first in the timed tier, and four times in tutorial
+# both pick the same AVX-512 VNNI). It ran first in the timed tier, and three times in tutorial
 # 11, whose fresh cache folders are the point. Our own call of the check, before a capture's
 # fresh folder, is tested with the check replaced (tests/live/test_capture_caches.py).
 os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
