@@ -39,6 +39,15 @@ os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 # 11, whose fresh cache folders are the point. Our own call of the check, before a capture's
 # fresh folder, is tested with the check replaced (tests/live/test_capture_caches.py).
 os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
+# Inductor's C++ compiler, for the processes the tests start: g++ with a cache of the kernel
+# libraries it builds (tests/compiler_cache/g++ says how), in this run's folder. Every capture
+# compiles cold in a fresh folder, so the tests built the same kernels again and again (100 of
+# 421 g++ runs in the untimed tier, 53 of its 190 CPU-s of g++). Torch still writes each kernel
+# and calls the compiler; a kernel already built once this run comes back from the cache.
+# Where CXX is set, the tests use that compiler as it is.
+if "CXX" not in os.environ and shutil.which("g++"):
+    os.environ["COMPILESCOPE_TESTS_REAL_CXX"] = shutil.which("g++") or ""
+    os.environ["CXX"] = str(TESTS / "compiler_cache" / "g++")
 
 WORKLOAD_FIXTURES = (
     "plain_function",

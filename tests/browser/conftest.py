@@ -106,13 +106,20 @@ def jupyter_server(tmp_path_factory):
         "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
-         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={home / 'notebooks'}",
-         "--ServerApp.disable_check_xsrf=True"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    # The server's log, and its kernels' (they inherit its stderr), go to a file kept with the
+    # run's temporary folders, to read when a test fails: a rare failure showed Lab's "Select
+    # Kernel" dialog, which Lab opens when starting the notebook's kernel failed. (Until now they
+    # went to a pipe nobody read, which would have stopped the server once it held 64 KiB; a
+    # whole run writes 5-7 KiB.)
+    log = root / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
+             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={home / 'notebooks'}",
+             "--ServerApp.disable_check_xsrf=True"],
+            env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -121,7 +128,7 @@ def jupyter_server(tmp_path_factory):
             break
         except OSError:
             if proc.poll() is not None:
-                raise RuntimeError(proc.stdout.read().decode(errors="replace")) from None
+                raise RuntimeError(log.read_text(errors="replace")) from None
             time.sleep(0.5)
     else:
         proc.kill()

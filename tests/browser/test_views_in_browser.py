@@ -65,7 +65,9 @@ def _click(page, target) -> None:
         dialogs = page.locator(".jp-Dialog")
         if dialogs.count():
             raise AssertionError(
-                f"a JupyterLab dialog is over the notebook: {dialogs.first.inner_text()!r}"
+                f"a JupyterLab dialog is over the notebook: {dialogs.first.inner_text()!r} "
+                "(the Lab server's log: server.log in this worker's lab folder under pytest's "
+                "temporary folder)"
             ) from None
         raise
 
