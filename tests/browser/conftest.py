@@ -84,6 +84,31 @@ def page(browser, request):
     context.close()
 
 
+def open_notebook(page, server: dict, where: str, name: str) -> None:
+    """Open notebook `name` (in the server's folder) at `where` (`lab/tree`,
+    `lab/workspaces/W/tree` or `notebooks`), with its kernel started first through the server's
+    sessions API: Lab connects to it, as to a notebook whose kernel is running.
+
+    Left to start the kernel itself, Lab sometimes opened its "Select Kernel" dialog over the
+    notebook though the kernel it names is installed (3 runs of about 15 on 2 busy cores; the
+    server log shows the kernel started, so the choice was Lab's, in its page). A running
+    session is found by path before Lab would start or choose anything."""
+    import nbformat
+    from notebooks.kernel import KERNEL_NAME
+
+    spec = nbformat.read(server["dir"] / name, as_version=4).metadata.get("kernelspec", {})
+    body = {"path": name, "type": "notebook", "name": name,
+            "kernel": {"name": spec.get("name", KERNEL_NAME)}}  # fmt: skip
+    request = urllib.request.Request(
+        f"{server['base']}/api/sessions?token={server['token']}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    urllib.request.urlopen(request, timeout=120).close()
+    page.goto(f"{server['base']}/{where}/{name}?token={server['token']}")
+
+
 @pytest.fixture(scope="session")
 def jupyter_server(tmp_path_factory):
     """`jupyter lab` on 127.0.0.1 with its own config, data and settings; stopped at the end."""

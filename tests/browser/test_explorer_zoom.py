@@ -15,7 +15,7 @@ from pathlib import Path
 import compilescope
 import pytest
 
-from browser.conftest import ARTIFACTS
+from browser.conftest import ARTIFACTS, open_notebook
 
 pytestmark = [pytest.mark.browser]
 
@@ -192,10 +192,7 @@ def test_in_jupyterlab_first_paint_and_fit(browser, jupyter_server):
     page.errors, page.dialogs = [], []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     try:
-        page.goto(
-            f"{jupyter_server['base']}/lab/workspaces/cs-zoom/tree/gpt2_zoom.ipynb"
-            f"?token={jupyter_server['token']}"
-        )
+        open_notebook(page, jupyter_server, "lab/workspaces/cs-zoom/tree", "gpt2_zoom.ipynb")
         run_all(page)
         root = page.locator(".cs-root").first
         root.wait_for(timeout=60_000)

@@ -6,7 +6,7 @@ import compilescope
 import nbformat
 import pytest
 
-from .conftest import artifacts
+from .conftest import artifacts, open_notebook
 from .test_views_in_browser import run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
@@ -60,7 +60,7 @@ def item_notebook(jupyter_server):
 
 
 def test_a_fix_is_tried_in_one_click_in_jupyterlab(page, item_notebook):
-    page.goto(f"{item_notebook['base']}/lab/tree/findings.ipynb?token={item_notebook['token']}")
+    open_notebook(page, item_notebook, "lab/tree", "findings.ipynb")
     run_all(page)
     root = page.locator(".cs-root").first
     finding = root.locator(".cs-finding[data-kind='data_dependent']").first

@@ -14,7 +14,7 @@ import compilescope
 import nbformat
 import pytest
 
-from browser.conftest import ARTIFACTS
+from browser.conftest import ARTIFACTS, open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
 
@@ -139,10 +139,7 @@ def run_notebook(page) -> None:
 def test_small_graph_in_jupyterlab(page, small_notebook):
     # A workspace of its own: Lab reopens a workspace's tabs, and other tests' notebooks in
     # hidden tabs would answer their selectors.
-    page.goto(
-        f"{small_notebook['base']}/lab/workspaces/cs-small/tree/small_lab.ipynb"
-        f"?token={small_notebook['token']}"
-    )
+    open_notebook(page, small_notebook, "lab/workspaces/cs-small/tree", "small_lab.ipynb")
     run_notebook(page)
     check_view(page, "lab_small", ".jp-OutputArea-output")
     assert page.errors == [] and page.dialogs == []
@@ -153,7 +150,7 @@ def test_small_graph_in_notebook7_at_1000px(browser, small_notebook):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{small_notebook['base']}/notebooks/small_nb7.ipynb?token={small_notebook['token']}")
+    open_notebook(page, small_notebook, "notebooks", "small_nb7.ipynb")
     run_notebook(page)
     # At 1000 px the cell listing starts folded to a strip: the graph keeps the width.
     assert page.locator(".cs-cellpane.cs-folded").count() == 1
@@ -265,10 +262,7 @@ def test_big_graph_in_jupyterlab(page, loaded, jupyter_server):
         ),
     ]
     nbformat.write(nb, jupyter_server["dir"] / "big_lab.ipynb")
-    page.goto(
-        f"{jupyter_server['base']}/lab/workspaces/cs-big/tree/big_lab.ipynb"
-        f"?token={jupyter_server['token']}"
-    )
+    open_notebook(page, jupyter_server, "lab/workspaces/cs-big/tree", "big_lab.ipynb")
     run_notebook(page)
     root = page.locator(".cs-root").first
     root.scroll_into_view_if_needed()

@@ -8,7 +8,7 @@ import compilescope
 import nbformat
 import pytest
 
-from .conftest import artifacts
+from .conftest import artifacts, open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch]
 
@@ -139,9 +139,7 @@ def exercise_view(page) -> None:
 def test_jupyterlab_renders_and_links(page, notebook):
     # A workspace of its own: Lab reopens the default workspace's tabs (the findings test's
     # notebook), whose hidden views would answer this test's selectors.
-    page.goto(
-        f"{notebook['base']}/lab/workspaces/cs-views/tree/lab.ipynb?token={notebook['token']}"
-    )
+    open_notebook(page, notebook, "lab/workspaces/cs-views/tree", "lab.ipynb")
     run_all(page)
     # torch's own warnings of the cell are in the view, not spilled as stderr below it.
     stderr = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
@@ -151,7 +149,7 @@ def test_jupyterlab_renders_and_links(page, notebook):
 
 
 def test_notebook7_renders_and_links(page, notebook):
-    page.goto(f"{notebook['base']}/notebooks/nb7.ipynb?token={notebook['token']}")
+    open_notebook(page, notebook, "notebooks", "nb7.ipynb")
     run_all(page)
     exercise_view(page)
     # Notebook 7 logs harmless errors of its own on load (reading 'schema', a file-browser
