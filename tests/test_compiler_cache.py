@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,7 +18,9 @@ def compiler(tmp_path):
     """The shim over a real compiler that logs each call, with an empty cache folder."""
     calls = tmp_path / "calls.txt"
     real = tmp_path / "real-g++"
-    real.write_text(f'#!/bin/bash\necho "$*" >> {calls}\nexec g++ "$@"\n')
+    # The g++ on PATH may be the shim itself (tests/conftest.py): call the one it stands for.
+    gxx = os.environ.get("COMPILESCOPE_TESTS_REAL_CXX") or shutil.which("g++")
+    real.write_text(f'#!/bin/bash\necho "$*" >> {calls}\nexec {gxx} "$@"\n')
     real.chmod(0o755)
     env = {
         **os.environ,
