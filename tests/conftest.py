@@ -47,14 +47,11 @@ os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
 # found as `g++` on PATH, the name torch calls (CXX unset): torch's command lines, and so the
 # keys of its precompiled headers, stay those of a run without it (named by its path in CXX, it
 # made torch build a new 158 MB header for each clone: 5 s of tutorial 05 in the timed tier).
+# A process the tests start finds it there already.
 # With CXX set, torch calls that compiler, as it is.
-if (
-    "CXX" not in os.environ
-    and "COMPILESCOPE_TESTS_REAL_CXX" not in os.environ
-    and shutil.which("g++")
-):
-    os.environ["COMPILESCOPE_TESTS_REAL_CXX"] = shutil.which("g++") or ""
-    os.environ["PATH"] = os.pathsep.join([str(TESTS / "compiler_cache"), os.environ["PATH"]])
+_COMPILER_CACHE = str(TESTS / "compiler_cache")
+if "CXX" not in os.environ and shutil.which("g++") and _COMPILER_CACHE not in os.environ["PATH"]:
+    os.environ["PATH"] = os.pathsep.join([_COMPILER_CACHE, os.environ["PATH"]])
 
 WORKLOAD_FIXTURES = (
     "plain_function",

@@ -19,7 +19,8 @@ def compiler(tmp_path):
     calls = tmp_path / "calls.txt"
     real = tmp_path / "real-g++"
     # The g++ on PATH may be the shim itself (tests/conftest.py): call the one it stands for.
-    gxx = os.environ.get("COMPILESCOPE_TESTS_REAL_CXX") or shutil.which("g++")
+    elsewhere = [p for p in os.environ["PATH"].split(os.pathsep) if p != str(SHIM.parent)]
+    gxx = shutil.which("g++", path=os.pathsep.join(elsewhere))
     real.write_text(f'#!/bin/bash\necho "$*" >> {calls}\nexec {gxx} "$@"\n')
     real.chmod(0o755)
     env = {
