@@ -132,10 +132,8 @@ def jupyter_server(tmp_path_factory):
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
     }
     # The server's log, and its kernels' (they inherit its stderr), go to a file kept with the
-    # run's temporary folders, to read when a test fails: a rare failure showed Lab's "Select
-    # Kernel" dialog, which Lab opens when starting the notebook's kernel failed. (Until now they
-    # went to a pipe nobody read, which would have stopped the server once it held 64 KiB; a
-    # whole run writes 5-7 KiB.)
+    # run's temporary folders, to read the server's side when a test fails. (They went to a pipe
+    # nobody read, which would have stopped the server at 64 KiB; a whole run writes 5-7 KiB.)
     log = root / "server.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
