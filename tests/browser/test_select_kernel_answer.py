@@ -1,0 +1,52 @@
+"""The browser tests' answer to Lab's "Select Kernel" dialog (browser/conftest.py): the running
+session's kernel is chosen, and the run's warnings say so."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import nbformat
+import pytest
+from notebooks.kernel import KERNEL_NAME
+
+from browser.conftest import answer_select_kernel
+
+pytestmark = [pytest.mark.browser]
+
+
+def _api(server: dict, route: str, body: dict | None = None):
+    request = urllib.request.Request(
+        f"{server['base']}/api/{route}?token={server['token']}",
+        data=json.dumps(body).encode() if body else None,
+        headers={"Content-Type": "application/json"},
+        method="POST" if body else "GET",
+    )
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        return json.load(answer)
+
+
+def test_the_dialog_is_answered_with_the_running_kernel(page, jupyter_server):
+    # Lab asks for a notebook whose kernelspec is not installed; another notebook's session runs.
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "no-such-kernel",
+        "display_name": "?",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell("print('ran', 6 * 7)")]
+    nbformat.write(nb, jupyter_server["dir"] / "asks.ipynb")
+    started = _api(jupyter_server, "sessions", {"path": "runs.ipynb", "type": "notebook",
+                                                "name": "runs.ipynb", "kernel": {"name": KERNEL_NAME}})  # fmt: skip
+    answer_select_kernel(page, "runs.ipynb")
+    page.goto(f"{jupyter_server['base']}/lab/tree/asks.ipynb?token={jupyter_server['token']}")
+    # Waited for outside Playwright's actions, which would answer it first.
+    page.wait_for_function(
+        "() => document.querySelector('.jp-Dialog')?.textContent.includes('Select Kernel')"
+    )
+    with pytest.warns(UserWarning, match="asked which kernel to use for runs.ipynb"):
+        page.locator(".jp-Cell .jp-InputPrompt").first.click()
+    page.keyboard.press("Shift+Enter")
+    assert "ran 42" in page.locator(".jp-OutputArea-output").first.inner_text()
+    asks = [s for s in _api(jupyter_server, "sessions") if s["path"] == "asks.ipynb"]
+    assert [s["kernel"]["id"] for s in asks] == [started["kernel"]["id"]]
