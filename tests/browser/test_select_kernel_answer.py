@@ -11,6 +11,7 @@ import pytest
 from notebooks.kernel import KERNEL_NAME
 
 from browser.conftest import answer_select_kernel
+from browser.test_views_in_browser import run_cell
 
 pytestmark = [pytest.mark.browser]
 
@@ -46,7 +47,7 @@ def test_the_dialog_is_answered_with_the_running_kernel(page, jupyter_server):
     )
     with pytest.warns(UserWarning, match="asked which kernel to use for runs.ipynb"):
         page.locator(".jp-Cell .jp-InputPrompt").first.click()
-    page.keyboard.press("Shift+Enter")
+    run_cell(page, 0)
     assert "ran 42" in page.locator(".jp-OutputArea-output").first.inner_text()
     asks = [s for s in _api(jupyter_server, "sessions") if s["path"] == "asks.ipynb"]
     assert [s["kernel"]["id"] for s in asks] == [started["kernel"]["id"]]

@@ -72,25 +72,30 @@ def _click(page, target) -> None:
         raise
 
 
+def run_cell(page, index: int) -> None:
+    """Run the notebook's cell `index` and wait until it has finished."""
+    prompt = page.locator(".jp-Cell .jp-InputPrompt").nth(index)
+    for _attempt in range(5):  # a key press right after the page settles can be dropped
+        _click(page, prompt)  # selects the cell, in command mode
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function(
+                "e => !e.textContent.includes('[ ]')",
+                arg=prompt.element_handle(),
+                timeout=10_000,
+            )
+            break
+        except Exception:
+            continue
+    page.wait_for_function(
+        "e => !e.textContent.includes('[*]')", arg=prompt.element_handle(), timeout=240_000
+    )
+
+
 def run_all(page) -> None:
     page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=120_000)
     for index in range(2):
-        prompt = page.locator(".jp-Cell .jp-InputPrompt").nth(index)
-        for _attempt in range(5):  # a key press right after the page settles can be dropped
-            _click(page, prompt)  # selects the cell, in command mode
-            page.keyboard.press("Shift+Enter")
-            try:
-                page.wait_for_function(
-                    "e => !e.textContent.includes('[ ]')",
-                    arg=prompt.element_handle(),
-                    timeout=10_000,
-                )
-                break
-            except Exception:
-                continue
-        page.wait_for_function(
-            "e => !e.textContent.includes('[*]')", arg=prompt.element_handle(), timeout=240_000
-        )
+        run_cell(page, index)
     shown = page.wait_for_selector(
         ".cs-root[data-ready='1'], .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
         timeout=240_000,
