@@ -114,8 +114,8 @@ def open_notebook(page, server: dict, where: str, name: str) -> None:
 def answer_select_kernel(page, name: str) -> None:
     """Should Lab still ask which kernel to use, answer with the kernel started for `name`, and
     say so in the run's warnings (the dialog is Lab's, not ours; a test of our views waits for
-    none of it). Seen after the sessions API start too: 2 runs in about 20, always on 2 busy
-    cores, the dialog listing the running kernel it had not connected to."""
+    none of it). Seen after the sessions API start too (1 full run in 5, on 2 busy cores), the
+    dialog listing the running kernel Lab had not connected to."""
     dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
 
     def choose() -> None:
