@@ -85,6 +85,19 @@ def page(browser, request):
     context.close()
 
 
+def server_api(server: dict, route: str, body: dict | None = None):
+    """The Jupyter server's REST API at `route`: a POST of `body`, or a GET without one; the
+    answer's JSON."""
+    request = urllib.request.Request(
+        f"{server['base']}/api/{route}?token={server['token']}",
+        data=json.dumps(body).encode() if body else None,
+        headers={"Content-Type": "application/json"},
+        method="POST" if body else "GET",
+    )
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        return json.load(answer)
+
+
 def open_notebook(page, server: dict, where: str, name: str) -> None:
     """Open notebook `name` (in the server's folder) at `where` (`lab/tree`,
     `lab/workspaces/W/tree` or `notebooks`), with its kernel started first through the server's
@@ -93,20 +106,14 @@ def open_notebook(page, server: dict, where: str, name: str) -> None:
     Left to start the kernel itself, Lab sometimes opened its "Select Kernel" dialog over the
     notebook though the kernel it names is installed (3 runs of about 15 on 2 busy cores; the
     server log shows the kernel started, so the choice was Lab's, in its page). A running
-    session is found by path before Lab would start or choose anything."""
+    session is found by path before Lab would start or choose anything; should Lab still ask,
+    `answer_select_kernel` answers."""
     import nbformat
     from notebooks.kernel import KERNEL_NAME
 
     spec = nbformat.read(server["dir"] / name, as_version=4).metadata.get("kernelspec", {})
-    body = {"path": name, "type": "notebook", "name": name,
-            "kernel": {"name": spec.get("name", KERNEL_NAME)}}  # fmt: skip
-    request = urllib.request.Request(
-        f"{server['base']}/api/sessions?token={server['token']}",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    urllib.request.urlopen(request, timeout=120).close()
+    server_api(server, "sessions", {"path": name, "type": "notebook", "name": name,
+                                    "kernel": {"name": spec.get("name", KERNEL_NAME)}})  # fmt: skip
     answer_select_kernel(page, name)
     page.goto(f"{server['base']}/{where}/{name}?token={server['token']}")
 

@@ -3,28 +3,14 @@ session's kernel is chosen, and the run's warnings say so."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
-
 import nbformat
 import pytest
 from notebooks.kernel import KERNEL_NAME
 
-from browser.conftest import answer_select_kernel
+from browser.conftest import answer_select_kernel, server_api
 from browser.test_views_in_browser import run_cell
 
 pytestmark = [pytest.mark.browser]
-
-
-def _api(server: dict, route: str, body: dict | None = None):
-    request = urllib.request.Request(
-        f"{server['base']}/api/{route}?token={server['token']}",
-        data=json.dumps(body).encode() if body else None,
-        headers={"Content-Type": "application/json"},
-        method="POST" if body else "GET",
-    )
-    with urllib.request.urlopen(request, timeout=120) as answer:
-        return json.load(answer)
 
 
 def test_the_dialog_is_answered_with_the_running_kernel(page, jupyter_server):
@@ -37,7 +23,7 @@ def test_the_dialog_is_answered_with_the_running_kernel(page, jupyter_server):
     }
     nb.cells = [nbformat.v4.new_code_cell("print('ran', 6 * 7)")]
     nbformat.write(nb, jupyter_server["dir"] / "asks.ipynb")
-    started = _api(jupyter_server, "sessions", {"path": "runs.ipynb", "type": "notebook",
+    started = server_api(jupyter_server, "sessions", {"path": "runs.ipynb", "type": "notebook",
                                                 "name": "runs.ipynb", "kernel": {"name": KERNEL_NAME}})  # fmt: skip
     answer_select_kernel(page, "runs.ipynb")
     # A workspace of its own: the default one reopens other tests' notebooks in hidden tabs.
@@ -51,5 +37,5 @@ def test_the_dialog_is_answered_with_the_running_kernel(page, jupyter_server):
         page.locator(".jp-Cell .jp-InputPrompt").first.click()
     run_cell(page, 0)
     assert "ran 42" in page.locator(".jp-OutputArea-output").first.inner_text()
-    asks = [s for s in _api(jupyter_server, "sessions") if s["path"] == "asks.ipynb"]
+    asks = [s for s in server_api(jupyter_server, "sessions") if s["path"] == "asks.ipynb"]
     assert [s["kernel"]["id"] for s in asks] == [started["kernel"]["id"]]
