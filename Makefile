@@ -63,11 +63,14 @@ tutorials-env:  ## build (once per binder/ change) the environment the tutorials
 # where the environment turns it off (PYTHONDONTWRITEBYTECODE, as some containers do), each
 # pytest process rewrote every test file's asserts again, half of its 10 s of collecting.
 # mypy keeps its incremental cache outside the clone, as CI services keep one between runs: it
-# re-checks what changed (tests/test_lint.py, 13 s with no cache, under 1 s with one).
+# re-checks what changed (tests/test_lint.py, 13 s with no cache, under 1 s with one). So does
+# the tests' g++ (tests/compiler_cache/g++): kernel libraries, each removed after 30 days unused.
 test: setup-browser setup-js  ## set up and run the whole test suite (browser tests included)
 	$(MAKE) --no-print-directory -j2 setup tutorials-env
 	unset PYTHONDONTWRITEBYTECODE; \
 	export MYPY_CACHE_DIR=$${XDG_CACHE_HOME:-$$HOME/.cache}/compilescope/mypy; \
+	export COMPILESCOPE_TESTS_CXX_CACHE=$${XDG_CACHE_HOME:-$$HOME/.cache}/compilescope/cxx; \
+	find "$$COMPILESCOPE_TESTS_CXX_CACHE" -name '*.so' -mtime +30 -delete 2>/dev/null; \
 	export COMPILESCOPE_TESTS_CACHE=$$(mktemp -d /tmp/cs-tests-inductor-XXXXXXXX); \
 	trap 'rm -rf "$$COMPILESCOPE_TESTS_CACHE"' EXIT; \
 	$(BIN)/python -m pytest -q -m timing --durations=5 && \

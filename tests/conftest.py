@@ -40,10 +40,11 @@ os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 # fresh folder, is tested with the check replaced (tests/live/test_capture_caches.py).
 os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
 # Inductor's C++ compiler, for the processes the tests start: g++ with a cache of the kernel
-# libraries it builds (tests/compiler_cache/g++ says how), in this run's folder. Every capture
-# compiles cold in a fresh folder, so the tests built the same kernels again and again (100 of
-# 421 g++ runs in the untimed tier, 53 of its 190 CPU-s of g++). Torch still writes each kernel
-# and calls the compiler; a kernel already built once this run comes back from the cache. It is
+# libraries it builds (tests/compiler_cache/g++ says how), in this run's folder, or in the one
+# COMPILESCOPE_TESTS_CXX_CACHE names for many runs (`make test`'s). Every capture compiles cold
+# in a fresh folder, so the tests built the same kernels again and again (100 of 421 g++ runs
+# in the untimed tier, 53 of its 190 CPU-s of g++). Torch still writes each kernel and calls the
+# compiler; a kernel already built with the same key comes back from the cache. It is
 # found as `g++` on PATH, the name torch calls (CXX unset): torch's command lines, and so the
 # keys of its precompiled headers, stay those of a run without it (named by its path in CXX, it
 # made torch build a new 158 MB header for each clone: 5 s of tutorial 05 in the timed tier).

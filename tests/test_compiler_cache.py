@@ -29,13 +29,13 @@ def compiler(tmp_path):
         "COMPILESCOPE_TESTS_CACHE": str(tmp_path / "run"),
     }
 
-    def build(folder: str, add: int) -> tuple[bytes, int]:
+    def build(folder: str, add: int, *flags: str, env: dict = env) -> tuple[bytes, int]:
         """Build one kernel library in a new folder, as a fresh capture does: its bytes and how
         many times the real compiler has run so far."""
         where = tmp_path / folder
         where.mkdir()
         (where / "k.cpp").write_text(KERNEL % add)
-        args = [str(where / "k.cpp"), "-O2", "-shared", "-fPIC", "-o", str(where / "k.so")]
+        args = [str(where / "k.cpp"), "-O2", *flags, "-shared", "-fPIC", "-o", str(where / "k.so")]
         subprocess.run([str(SHIM), *args], env=env, check=True)
         runs = len(calls.read_text().splitlines()) if calls.exists() else 0
         return (where / "k.so").read_bytes(), runs
@@ -74,3 +74,45 @@ def test_a_failed_compile_fails_and_is_not_kept(compiler, tmp_path):
     )
     assert failed.returncode != 0 and b"error" in failed.stderr
     assert not (tmp_path / "run" / "cxx-cache").exists()
+
+
+def test_a_store_named_for_many_runs_serves_the_next_run(compiler, tmp_path):
+    """`make test` names a store that outlives the run (COMPILESCOPE_TESTS_CXX_CACHE)."""
+    store = tmp_path / "kept"
+    first_run = {**compiler.env, "COMPILESCOPE_TESTS_CXX_CACHE": str(store)}
+    next_run = {**first_run, "COMPILESCOPE_TESTS_CACHE": str(tmp_path / "next-run")}
+    first, runs = compiler("a", 1, env=first_run)
+    assert runs == 1 and len(list(store.glob("*.so"))) == 1
+    os.utime(next(store.glob("*.so")), (0, 0))
+    again, runs = compiler("b", 1, env=next_run)
+    assert runs == 1 and again == first
+    assert next(store.glob("*.so")).stat().st_mtime > 0  # a hit marks it used, for the pruning
+
+
+def _header(folder: Path, text: str) -> str:
+    folder.mkdir(parents=True)
+    (folder / "pch.h").write_text(text)
+    return str(folder / "pch.h")
+
+
+def test_the_precompiled_headers_folder_is_not_in_the_key_but_its_name_is(compiler, tmp_path):
+    # Each tutorial's kernel has a temporary folder of its own, holding torch's precompiled
+    # header under a name that is the hash of what it holds.
+    first, _ = compiler("a", 1, "-include", _header(tmp_path / "t1" / "pch", "// one\n"))
+    again, runs = compiler("b", 1, "-include", _header(tmp_path / "t2" / "pch", "// one\n"))
+    assert runs == 1 and again == first
+    other = tmp_path / "t3" / "pch2"
+    other.mkdir(parents=True)
+    (other / "other.h").write_text("// two\n")
+    _, runs = compiler("c", 1, "-include", str(other / "other.h"))
+    assert runs == 2
+
+
+def test_a_reinstalled_include_folder_is_another_key(compiler, tmp_path):
+    include = tmp_path / "include"
+    include.mkdir()
+    compiler("a", 1, f"-I{include}")
+    shutil.rmtree(include)
+    include.mkdir()  # what reinstalling torch does to torch/include: new files, new inode
+    _, runs = compiler("b", 1, f"-I{include}")
+    assert runs == 2
