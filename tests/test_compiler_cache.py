@@ -89,22 +89,33 @@ def test_a_store_named_for_many_runs_serves_the_next_run(compiler, tmp_path):
     assert next(store.glob("*.so")).stat().st_mtime > 0  # a hit marks it used, for the pruning
 
 
-def _header(folder: Path, text: str) -> str:
-    folder.mkdir(parents=True)
-    (folder / "pch.h").write_text(text)
-    return str(folder / "pch.h")
-
-
-def test_the_precompiled_headers_folder_is_not_in_the_key_but_its_name_is(compiler, tmp_path):
-    # Each tutorial's kernel has a temporary folder of its own, holding torch's precompiled
-    # header under a name that is the hash of what it holds.
-    first, _ = compiler("a", 1, "-include", _header(tmp_path / "t1" / "pch", "// one\n"))
-    again, runs = compiler("b", 1, "-include", _header(tmp_path / "t2" / "pch", "// one\n"))
+def test_the_precompiled_header_is_not_in_the_key(compiler, tmp_path):
+    # torch makes it of the headers and arguments the key holds, under a name it hashes from
+    # them and from absolute paths: each clone's, and each tutorial kernel's temporary folder.
+    headers = []
+    for where in ("t1/pch", "t2/other"):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "pch.h").write_text("// one\n")
+        headers.append(str(tmp_path / where / "pch.h"))
+    first, _ = compiler("a", 1, "-include", headers[0])
+    again, runs = compiler("b", 1, "-include", headers[1])
     assert runs == 1 and again == first
-    other = tmp_path / "t3" / "pch2"
-    other.mkdir(parents=True)
-    (other / "other.h").write_text("// two\n")
-    _, runs = compiler("c", 1, "-include", str(other / "other.h"))
+
+
+def _environment(where: Path, version: str) -> str:
+    """A site-packages with a package `torch` of this version.py: its include folder."""
+    include = where / "lib" / "python3.11" / "site-packages" / "torch" / "include"
+    include.mkdir(parents=True)
+    (include.parent / "version.py").write_text(f"__version__ = {version!r}\n")
+    return str(include)
+
+
+def test_a_package_in_another_environment_is_known_by_its_version(compiler, tmp_path):
+    # Each clean clone has environments of its own (.venv, .tutorials-venv).
+    first, _ = compiler("a", 1, "-I" + _environment(tmp_path / "clone1", "2.14.1"))
+    again, runs = compiler("b", 1, "-I" + _environment(tmp_path / "clone2", "2.14.1"))
+    assert runs == 1 and again == first
+    _, runs = compiler("c", 1, "-I" + _environment(tmp_path / "clone3", "2.13.0"))
     assert runs == 2
 
 
