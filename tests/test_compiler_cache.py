@@ -102,11 +102,13 @@ def test_the_precompiled_header_is_not_in_the_key(compiler, tmp_path):
     assert runs == 1 and again == first
 
 
-def _environment(where: Path, version: str) -> str:
-    """A site-packages with a package `torch` of this version.py: its include folder."""
+def _environment(where: Path, version: str | None) -> str:
+    """A site-packages with a package `torch` of this version.py (None: none): its include
+    folder."""
     include = where / "lib" / "python3.11" / "site-packages" / "torch" / "include"
     include.mkdir(parents=True)
-    (include.parent / "version.py").write_text(f"__version__ = {version!r}\n")
+    if version:
+        (include.parent / "version.py").write_text(f"__version__ = {version!r}\n")
     return str(include)
 
 
@@ -117,6 +119,10 @@ def test_a_package_in_another_environment_is_known_by_its_version(compiler, tmp_
     assert runs == 1 and again == first
     _, runs = compiler("c", 1, "-I" + _environment(tmp_path / "clone3", "2.13.0"))
     assert runs == 2
+    # A package without version.py is known by its folder, as any other folder.
+    for clone in ("clone4", "clone5"):
+        _, runs = compiler(f"in-{clone}", 1, "-I" + _environment(tmp_path / clone, None))
+    assert runs == 4
 
 
 def test_a_reinstalled_include_folder_is_another_key(compiler, tmp_path):

@@ -24,7 +24,7 @@ def test_the_dialog_is_answered_with_the_running_kernel(page, jupyter_server):
     nb.cells = [nbformat.v4.new_code_cell("print('ran', 6 * 7)")]
     nbformat.write(nb, jupyter_server["dir"] / "asks.ipynb")
     started = server_api(jupyter_server, "sessions", {"path": "runs.ipynb", "type": "notebook",
-                                                "name": "runs.ipynb", "kernel": {"name": KERNEL_NAME}})  # fmt: skip
+                                                      "name": "runs.ipynb", "kernel": {"name": KERNEL_NAME}})  # fmt: skip
     answer_select_kernel(page, "runs.ipynb")
     # A workspace of its own: the default one reopens other tests' notebooks in hidden tabs.
     base, token = jupyter_server["base"], jupyter_server["token"]
