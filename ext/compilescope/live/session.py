@@ -17,7 +17,7 @@ from ..trace.builder import CaptureBuilder
 from ..trace.events import event_from_record, event_name
 from ..trace.notebook_cells import notebook_cell, typed_cell
 from ..trace.output_code import split_output_code
-from . import torch_bridge, torch_support, torch_words
+from . import interrupts, torch_bridge, torch_support, torch_words
 from .compiled_code.autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
 from .compiled_code.lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
 from .compiled_code.module_paths import with_module_paths
@@ -153,6 +153,8 @@ class CaptureSession:
                 return optional(feature, hook) if fresh else contextlib.nullcontext()
 
             with (
+                # A Ctrl-C that Python dropped in a weakref callback mid-compile: raised again.
+                interrupts.redelivered(),
                 torch_support.noting_missing() as self._missing,
                 # torch's warnings: for the view, not stderr. First: the settings of a fresh
                 # capture make torch speak too (its vector-ISA check imports cpp_extension,

@@ -1,0 +1,44 @@
+"""A Ctrl-C that Python dropped inside a weakref callback or finalizer is delivered again."""
+
+from __future__ import annotations
+
+import _thread
+import contextlib
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+_AGAIN_AFTER_S = 0.01  # enough for the main thread to leave the hook; nothing a person notices
+
+
+@contextlib.contextmanager
+def redelivered() -> Iterator[None]:
+    """Inside, a KeyboardInterrupt raised where Python cannot pass it on interrupts the main
+    thread again, at its next bytecode.
+
+    Python runs the SIGINT handler in whatever frame the main thread is in. During a compile
+    that is at times a weakref callback (a WeakSet's `_remove` for torch's fake tensors, met
+    in 1 of 60 interrupts 0.25-0.5 s into a Dynamo trace of 3,000 ops). An exception there
+    cannot propagate: Python prints "Exception ignored in", drops it, and the compile runs on
+    to its end, with the user's interrupt lost. Delivered again, it is raised in an ordinary
+    frame; should that be another callback, this hook delivers it once more.
+
+    Again a few milliseconds later, from a thread: delivered at once, the main thread would
+    take it before leaving this hook, which cannot pass it on either.
+    """
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            # As if SIGINT arrived then: the handler in force (Python's, or the kernel's) raises.
+            threading.Timer(_AGAIN_AFTER_S, _thread.interrupt_main).start()
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        if sys.unraisablehook is hook:  # whoever replaced it inside keeps theirs
+            sys.unraisablehook = previous
