@@ -68,13 +68,35 @@ def browser():
         b.close()
 
 
+# JupyterLab's own uncaught errors, each with how it arises: reported in the run's warnings and
+# kept out of `page.errors`, which holds every other error on the page (ours would be there).
+LAB_OWN_ERRORS = {
+    "Canceled future for create_subshell_request message before replies were done": (
+        "Lab 4.6 sends widgets' comms over a kernel subshell (its default) and leaves the "
+        "subshell request uncaught when it drops a kernel connection: seen once, in a clean "
+        "clone on 2 busy cores, as Lab started a second kernel for the notebook and shut down "
+        "the one its session had (server log), after our view had been checked"
+    ),
+}
+
+
+def record_page_error(pg, error: object) -> None:
+    """Keep `error` in `pg.errors`, unless it is one of JupyterLab's own: then say so."""
+    message = str(error)
+    why = next((why for text, why in LAB_OWN_ERRORS.items() if text in message), None)
+    if why is None:
+        pg.errors.append(message)
+    else:
+        warnings.warn(f"JupyterLab's own error on the page: {message} ({why})", stacklevel=1)
+
+
 @pytest.fixture
 def page(browser, request):
     """A fresh page that records page errors and any alert/confirm/prompt (none may happen)."""
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     pg = context.new_page()
     pg.errors, pg.dialogs = [], []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("pageerror", lambda e: record_page_error(pg, e))
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)
