@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 import weakref
@@ -12,6 +13,16 @@ import torch
 from compilescope.live.interrupts import redelivered
 
 pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(autouse=True)
+def _pythons_sigint_handler():
+    """SIGINT handled as in a user's shell or kernel. A pytest-xdist worker starts with SIGINT
+    ignored (its controller takes Ctrl-C), and `_thread.interrupt_main` then does nothing: the
+    redelivery tests failed on a worker where no earlier test had put Python's handler back."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 class _Referent:
