@@ -11,6 +11,13 @@ from pathlib import Path
 
 import pytest
 
+# jsonschema imports rfc3987_syntax, where installed (nbformat's jsonschema[format-nongpl] brings
+# it), for its "iri" format check only, and that module builds some 35 Earley parsers as it is
+# imported: 2.7 CPU-s of the 3.3 s `import nbformat` takes here, in every pytest process
+# (python-jsonschema/jsonschema#1428). No schema the tests validate uses "iri"; without the
+# module, jsonschema leaves that one format unchecked.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
 # Triton reads TRITON_INTERPRET when it is first imported, and collecting the torch tests can
@@ -107,6 +114,30 @@ def loaded():
         return cache[name]
 
     return load
+
+
+# The timed tier (`make test`: `-m timing`) imports only the test files that can hold a timing
+# test: collecting all of them to keep 9 tests took 13 s of its 95 s. A file holds one only if
+# it says `mark.timing` (`@pytest.mark.timing`, `marks=pytest.mark.timing`, `pytestmark = ...`);
+# test_conftest.py checks that every timing test the untimed tier collects is in such a file.
+TIMING_SAYS = "mark.timing"
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("markexpr") != "timing":
+        return None
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    return TIMING_SAYS not in collection_path.read_text()
+
+
+# Files with a timing test, as collected before `-m` deselects them (for test_conftest.py).
+FILES_WITH_TIMING_TESTS: set[Path] = set()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    FILES_WITH_TIMING_TESTS.update(Path(i.fspath) for i in items if i.get_closest_marker("timing"))
 
 
 def pytest_unconfigure(config):
