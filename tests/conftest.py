@@ -16,7 +16,7 @@ import pytest
 # imported: 2.7 CPU-s of the 3.3 s `import nbformat` takes here, in every pytest process
 # (python-jsonschema/jsonschema#1428). No schema the tests validate uses "iri"; without the
 # module, jsonschema leaves that one format unchecked.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+sys.modules.setdefault("rfc3987_syntax", None)
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
