@@ -30,11 +30,8 @@ PATIENCE_MS = 90_000  # Playwright's waits; its default is 30 s
 # Playwright takes `inspect.stack()` on every call. For a frame whose file does not exist, such
 # as pytest-xdist's worker code, run from a string in `__main__`, inspect looks for its module
 # through every module loaded (4,000 with torch) unless its cache names it: 2,100 calls took
-# 23 s of the browser tests' time without this entry. `python -m pytest` (the timed tier, or a
-# browser file run alone) has two frames of runpy's frozen code too: 380 searches for two tests
-# of test_readability.py.
+# 23 s of the browser tests' time without this entry.
 inspect.modulesbyfile.setdefault("<string>", "__main__")
-inspect.modulesbyfile.setdefault("<frozen runpy>", "runpy")
 
 
 def artifacts() -> Path:
