@@ -4,6 +4,7 @@ and point labels placed where they overlap nothing."""
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,20 @@ def label_text(value: str, limit: int = LABEL_CHARS) -> str:
     # Capture strings are plain text: `$` would start matplotlib's math mode.
     value = value if len(value) <= limit else value[: limit - 1] + "\u2026"
     return value.replace("$", r"\$")
+
+
+_SUPERSCRIPT = str.maketrans(
+    "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+
+
+def power_of_ten(value: float, _position: object = None) -> str:
+    """A log axis's tick label as plain text, "10⁶" for a whole power and "" between: what
+    matplotlib writes as math text ($10^{6}$), whose parser took 14% of drawing the charts."""
+    exponent = round(math.log10(value)) if value > 0 else None
+    if exponent is None or not math.isclose(value, 10.0**exponent, rel_tol=1e-9):
+        return ""
+    return "10" + str(exponent).translate(_SUPERSCRIPT)
 
 
 class ShownFigure(Figure):

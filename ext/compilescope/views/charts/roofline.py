@@ -52,8 +52,9 @@ def roofline_figure(capture: Capture, top: int = 30) -> ShownFigure | None:
         return None
     # No pyplot (no global state, no GUI backend); a Figure that shows itself in a notebook.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    from .figure_base import ShownFigure, label_text, lay_out, place_labels
+    from .figure_base import ShownFigure, label_text, lay_out, place_labels, power_of_ten
 
     fig = ShownFigure(figsize=(10, 4), layout="constrained")
     FigureCanvasAgg(fig)
@@ -71,6 +72,9 @@ def roofline_figure(capture: Capture, top: int = 30) -> ShownFigure | None:
         roof.scatter(p["intensity"], p["flops_per_s"], s=size, alpha=0.7, gid=_gid("roof", p))
         fig.hover[_gid("roof", p)] = _hover(p)
     roof.set(xscale="log", yscale="log", xlabel="FLOPs per byte", ylabel="FLOP/s")
+    for axis in (roof.xaxis, roof.yaxis):
+        axis.set_major_formatter(FuncFormatter(power_of_ten))
+        axis.set_minor_formatter(NullFormatter())
     # Points within a decade or two (no roof drawn, a CPU): matplotlib would label the minor
     # ticks in 10^x form, overlapping; at least two decades around them get whole powers.
     for values, set_lim in (
