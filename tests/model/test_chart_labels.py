@@ -67,10 +67,15 @@ def test_no_two_labels_of_the_timings_figures_overlap(capture):
         assert overlapping == [], (name, overlapping)
 
 
-def test_roofline_points_are_numbered_as_the_kernel_table_ranks_them(capture):
+@pytest.fixture(scope="module")
+def roofline_texts(capture) -> list[str]:
+    """Each text the capture's roofline draws (drawn once for the tests that read them)."""
+    return [t for t, _ in drawn_texts(figures.roofline(capture))]
+
+
+def test_roofline_points_are_numbered_as_the_kernel_table_ranks_them(capture, roofline_texts):
     points = roofline_data(capture)["points"]
-    fig = figures.roofline(capture)
-    labels = [t for t, _ in drawn_texts(fig) if t.startswith("#")]
+    labels = [t for t in roofline_texts if t.startswith("#")]
     numbers = {int(re.match(r"#(\d+)", t).group(1)) for t in labels}
     assert numbers <= {p["rank"] for p in points}
     assert 1 in numbers  # the costliest kernel is always labelled
@@ -88,10 +93,10 @@ def test_every_point_has_its_full_name_on_hover_and_in_the_key(capture):
     assert key.count("<tr>") == len(points) + 1 and "<script" not in chart
 
 
-def test_the_rooflines_log_axes_are_labelled_in_plain_text_powers_of_ten(capture):
+def test_the_rooflines_log_axes_are_labelled_in_plain_text_powers_of_ten(roofline_texts):
     # Math text ($10^{6}$) is parsed by matplotlib's pyparsing grammar on every draw: 14% of
     # drawing the four charts of the GPT-2 capture. Plain "10⁶" reads the same.
-    texts = [t for t, _ in drawn_texts(figures.roofline(capture))]
+    texts = roofline_texts
     powers = [
         t for t in texts if re.fullmatch("10[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+", t)
     ]
