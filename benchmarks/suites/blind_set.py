@@ -218,7 +218,7 @@ def main() -> None:
 SUITE = {
     "name": "gpu-blind-set",
     "device": "GPU",
-    "measures": "on 10 single-GPU loops written blind: do the top 3 findings name the source's "
+    "measures": "on single-GPU loops written blind: do the top 3 findings name the source's "
     "remedy, does the budget add up, and what the remedy gives without compilescope",
 }
 # Triton, Python and the dates are the run's report's (RESULTS.md of 87f12c2, "Blind set").
