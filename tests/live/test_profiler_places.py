@@ -112,3 +112,42 @@ def test_our_profiles_warning_is_not_said_as_torchs():
     if not any("Profiler clears events" in m for m in plain):
         pytest.skip("this torch does not warn at a profile's start")
     assert not any("Profiler clears events" in m for m in said(start_profile))
+
+
+class _Event(_OpWithStack):
+    """A profiler event with a name and a span in ns (host_syncs reads those)."""
+
+    def __init__(self, cid: int, name: str, span: tuple[int, int], stack: list[str]) -> None:
+        super().__init__(cid, stack)
+        self._name, self._span = name, span
+
+    def name(self) -> str:
+        return self._name
+
+    def start_ns(self) -> int:
+        return self._span[0]
+
+    def end_ns(self) -> int:
+        return self._span[1]
+
+
+def test_reads_of_device_tensors_are_placed_in_the_users_function() -> None:
+    from compilescope.live.timing.profiler_times import host_syncs
+
+    block = ["torch/_tensor.py(40): __bool__", "/home/me/model.py(61): forward"]
+    read, wait = "aten::_local_scalar_dense", "cudaStreamSynchronize"
+    events = [
+        _Event(1, read, (100, 200), block),
+        _Event(2, wait, (150, 190), []),  # inside read 1: a device tensor's read
+        _Event(3, read, (300, 400), block),
+        _Event(4, wait, (350, 390), []),
+        _Event(5, read, (500, 600), ["/home/me/train.py(90): step"]),
+        _Event(6, wait, (550, 590), []),
+        _Event(7, read, (700, 800), ["torch/nn/functional.py(9): f"]),  # nobody's function
+        _Event(8, wait, (750, 790), []),
+        # A CPU tensor's read (an eager optimizer's step counter): it waits for nothing.
+        _Event(9, read, (900, 950), ["/home/me/train.py(90): step"]),
+    ]
+    waits, reads, _idle, places = host_syncs(events)  # type: ignore[arg-type]
+    assert (waits, reads) == (4, 4)
+    assert places == {"me/model.py:61 forward": 2, "me/train.py:90 step": 1}

@@ -13,6 +13,7 @@ from compilescope.model.measured.timing import (
     GraphShare,
     KernelTiming,
     OptimizerSeen,
+    ReadPlace,
     RealSteps,
     Sample,
     StepSettings,
@@ -217,6 +218,28 @@ def test_waits_for_the_gpu_are_named_with_the_idle_time_they_cause(loaded):
     assert "launch_bound" not in _kinds(found)
     quiet = _with_real(loaded("gpt2"), busy_s=0.019, syncs_per_step=1.0, sync_idle_s=0.0001)
     assert "host_sync" not in _kinds(findings(quiet))
+
+
+def test_waits_name_the_functions_that_read_tensors_into_numbers(loaded):
+    # The second blind round's data-dependent `if` in 12 blocks: 12 reads a step in the
+    # block's forward. Where the reads are says what to change; it survives the JSON.
+    places = (ReadPlace("me/model.py:61 forward", 12.0), ReadPlace("me/train.py:90 step", 1.0))
+    capture = _with_real(
+        loaded("gpt2"), busy_s=0.012, syncs_per_step=13.0, scalar_reads_per_step=13.0,
+        sync_idle_s=0.006, read_places=places,
+    )  # fmt: skip
+    again = compilescope.Capture.from_json(capture.to_json())
+    assert again.timings.real_steps.read_places == places
+    (f,) = [f for f in findings(again) if f.kind == "host_sync"]
+    assert "The reads are in `me/model.py:61 forward` (12 a step), `me/train.py:90 step`" in f.what
+    more = tuple(ReadPlace(f"me/m.py:{i} f{i}", 1.0) for i in range(5))
+    (g,) = [
+        f for f in findings(_with_real(loaded("gpt2"), busy_s=0.012, syncs_per_step=5.0,
+                                       scalar_reads_per_step=5.0, sync_idle_s=0.006,
+                                       read_places=more))
+        if f.kind == "host_sync"
+    ]  # fmt: skip
+    assert g.what.endswith("`me/m.py:2 f2` (1 a step) and 2 more functions.")
 
 
 def _conv_capture(strides: str):

@@ -297,15 +297,19 @@ _SYNCS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchroniz
 _SCALAR_READ = "aten::_local_scalar_dense"
 
 
-def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int]:
-    """(the CPU's waits for the GPU, reads of a tensor into a Python number, device idle ns
-    around the waits) in a profiler session. A wait drains the GPU's queue: from the last
-    kernel before it ends to the first kernel after it, the device has nothing to run."""
+def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int, dict[str, int]]:
+    """(the CPU's waits for the GPU, reads of a device tensor into a Python number, device idle
+    ns around the waits, those reads by the user's function they ran in) in a profiler
+    session. A wait drains the GPU's queue: from the last kernel before it ends to the first
+    kernel after it, the device has nothing to run. A read counts where a wait ends inside it:
+    a CPU tensor's read (an eager optimizer's step counters, 52 a step in the blind set's
+    `.item()` loop) waits for nothing."""
     import bisect
 
     cpu = torch.autograd.DeviceType.CPU
+    places = user_functions(events)
     waits: list[int] = []
-    reads = 0
+    scalar_reads: list[tuple[int, int, str | None]] = []
     spans: list[tuple[int, int]] = []
     for e in events:
         name = e.name()
@@ -313,9 +317,18 @@ def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int]:
             if name in _SYNCS:
                 waits.append(e.end_ns())
             elif name == _SCALAR_READ:
-                reads += 1
+                scalar_reads.append((e.start_ns(), e.end_ns(), places.get(e.correlation_id())))
         elif e.linked_correlation_id() > 0 and not name.startswith(LABEL):
             spans.append((e.start_ns(), e.start_ns() + e.duration_ns()))
+    waits.sort()
+    reads = 0
+    read_places: dict[str, int] = {}
+    for start, end, where in scalar_reads:
+        i = bisect.bisect_left(waits, start)
+        if i < len(waits) and waits[i] <= end:
+            reads += 1
+            if where:
+                read_places[where] = read_places.get(where, 0) + 1
     spans.sort()
     starts = [a for a, _ in spans]
     ends = sorted(b for _, b in spans)
@@ -324,7 +337,7 @@ def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int]:
         i, j = bisect.bisect_left(starts, t), bisect.bisect_right(ends, t) - 1
         if i < len(starts) and j >= 0:
             idle += max(starts[i] - ends[j], 0)
-    return len(waits), reads, idle
+    return len(waits), reads, idle, read_places
 
 
 def function_event_times(prof: Any) -> Times:  # a torch.profiler.profile

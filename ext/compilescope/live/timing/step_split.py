@@ -9,7 +9,7 @@ from typing import Any
 
 from ...model.kernel import OutputCode
 from ...model.measured.graph_gaps import gaps_between_graphs
-from ...model.measured.timing import GraphGap, GraphShare, KernelTiming, Sample
+from ...model.measured.timing import GraphGap, GraphShare, KernelTiming, ReadPlace, Sample
 from .kernel_timer import CallLog
 from .profiler_times import (
     device_kernels_by_name,
@@ -98,7 +98,7 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
     events = prof.profiler.kineto_results.events()
     busy_ns, total_ns = device_totals(events)
     busy = busy_ns / 1e9 / steps
-    waits, reads, idle_ns = host_syncs(events)
+    waits, reads, idle_ns, read_places = host_syncs(events)
     outside = max(total_ns / 1e9 / steps - graphs_s, 0.0)
     # Device time in parallel streams can exceed the union: the split keeps the union.
     outside = max(min(outside, busy - graphs_s), 0.0)
@@ -109,6 +109,10 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
         "syncs_per_step": waits / steps,
         "scalar_reads_per_step": reads / steps,
         "sync_idle_s": idle_ns / 1e9 / steps,
+        "read_places": tuple(
+            ReadPlace(where, n / steps)
+            for where, n in sorted(read_places.items(), key=lambda item: -item[1])
+        ),
         "outside": tuple(outside_work(events, steps)),
     }
 

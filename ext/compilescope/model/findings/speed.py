@@ -308,6 +308,15 @@ def _sync_findings(real: RealSteps) -> list[Finding]:
         f"drains the GPU's queue, idle {real.sync_idle_s * 1e3:.3f} ms per step "
         f"({real.sync_idle_s / wall:.0%}) until the next kernel is launched."
     )
+    if reads and real.read_places:
+        # Where the reads are, by the user's function: what to change (a `.item()` in the
+        # loop, or an `if` on a tensor's value in a model, which also breaks its graph).
+        shown = real.read_places[:3]
+        what += " The reads are in " + ", ".join(
+            f"`{p.where}` ({p.per_step:.0f} a step)" for p in shown
+        )
+        rest = len(real.read_places) - len(shown)
+        what += f" and {rest} more function{'s' if rest > 1 else ''}." if rest else "."
     return [
         Finding(
             kind="host_sync",

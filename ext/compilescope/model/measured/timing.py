@@ -112,6 +112,16 @@ class OutsideWork:
 
 
 @dataclass(frozen=True)
+class ReadPlace:
+    """Where the user's code reads tensors into Python numbers (`.item()`, `if t > 0:`) in the
+    real steps: their function, "file.py:line fn" (line: the function's first line, as the
+    profiler's Python tracer names a function), and how many reads a step it makes."""
+
+    where: str
+    per_step: float
+
+
+@dataclass(frozen=True)
 class GraphGap:
     """The wall time between one compiled graph's last kernel and the next graph's first, in
     the user's own steps: the eager code, guards and calls between two graphs (a graph break's
@@ -198,6 +208,8 @@ class RealSteps:
     syncs_per_step: float | None = None
     scalar_reads_per_step: float | None = None
     sync_idle_s: float | None = None
+    # ... and where the reads into Python numbers are, most first (GPU profiles with stacks).
+    read_places: tuple[ReadPlace, ...] = ()
     # The gaps between consecutive compiled graphs of one role, from the split's steps (wall
     # time on the host between one graph's last kernel call and the next graph's first).
     gaps: tuple[GraphGap, ...] = ()
