@@ -13,6 +13,7 @@ from compilescope.model.measured.timing import (
     GraphShare,
     KernelTiming,
     OptimizerSeen,
+    OutsideWork,
     ReadPlace,
     RealSteps,
     Sample,
@@ -150,6 +151,52 @@ def test_a_gpu_step_idle_between_kernels_is_launch_bound_with_cuda_graphs_first(
         "keep values on the device, read them rarely",
         "CUDA graphs",
     ]
+
+
+def test_a_gpu_idle_far_longer_than_its_launches_take_is_host_bound(loaded):
+    # The second blind round's inline data loading: 102 ms idle a step around 32 compiled
+    # launches (3.2 ms a launch; launch-bound loops measured 20-60 us). CUDA graphs would not
+    # help: the host is busy with other work.
+    kernels = tuple(
+        KernelTiming("0/0", f"triton_poi_{i}", _sample(5e-6), 1.0, role="forward")
+        for i in range(32)
+    )
+    eager = (OutsideWork("eager_op", "aten::copy_", 1e-5, 4.0, where="me/train.py:40 step"),)
+    capture = _with_real(loaded("gpt2"), busy_s=0.002, kernels=kernels, outside=eager)
+    kinds = _kinds(findings(capture))
+    assert "host_bound" in kinds and "launch_bound" not in kinds
+    (f,) = [f for f in findings(capture) if f.kind == "host_bound"]
+    assert "idle 18.000 ms of the 20.000 ms step (90%)" in f.what
+    assert "far longer than its 36 kernel launches a step take" in f.what
+    assert f.fixes[0].title == "move the host's other work out of the step"
+    assert "num_workers" in f.fixes[0].change and "CUDA graphs" not in [x.title for x in f.fixes]
+    # At 100 us a launch it is launch-bound still, with CUDA graphs first.
+    many = tuple(replace(k, calls_per_run=5.0) for k in kernels)
+    busy = _with_real(loaded("gpt2"), busy_s=0.002, kernels=many, outside=eager)
+    (lb,) = [f for f in findings(busy) if f.kind == "launch_bound"]
+    assert "host_bound" not in _kinds(findings(busy)) and lb.fixes[0].title == "CUDA graphs"
+
+
+def test_launches_that_are_mostly_eager_ops_name_the_function_they_run_in(loaded):
+    # The second blind round's per-sample loss: a Python loop over the batch launches most of
+    # the step's kernels eagerly; where they run is what to batch.
+    kernels = tuple(
+        KernelTiming("0/0", f"triton_poi_{i}", _sample(5e-6), 1.0, role="forward")
+        for i in range(40)
+    )
+    eager = (
+        OutsideWork("eager_op", "aten::mul", 1e-3, 1024.0, where="me/train.py:70 weighted_loss"),
+        OutsideWork(
+            "eager_op", "aten::nll_loss", 1e-3, 512.0, where="me/train.py:70 weighted_loss"
+        ),
+        OutsideWork("eager_op", "aten::add_", 1e-4, 8.0, where="me/train.py:90 step"),
+    )
+    capture = _with_real(loaded("gpt2"), busy_s=0.004, kernels=kernels, outside=eager)
+    (f,) = [f for f in findings(capture) if f.kind == "launch_bound"]
+    assert (
+        "1544 more launches a step are eager ops, 1536 of them in `me/train.py:70 "
+        "weighted_loss`: batch that code or compile it." in f.what
+    )
 
 
 def test_a_busy_gpu_or_a_cpu_step_is_not_launch_bound(loaded):

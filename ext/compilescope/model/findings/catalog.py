@@ -53,6 +53,19 @@ _ENTRIES = (
         "a small CNN fed pageable CPU batches: 24.6-25.2 ms -> 9.3 ms a step (2.7x), H200",
     ),
     Remedy(
+        "host_work_off_the_step",
+        "move the host's other work out of the step",
+        "a GPU idle far longer than the step's kernel launches take: the CPU is busy with "
+        "other work between kernels",
+        "find it in a profile of the step's host side (torch.profiler with Python stacks, or "
+        "py-spy); prepare batches in DataLoader workers (`num_workers=4, pin_memory=True, "
+        "persistent_workers=True`) so they are ready when the step asks; do on the device, "
+        "batched, what a Python loop does item by item; drop per-step calls into the CUDA "
+        "runtime (`torch.cuda.empty_cache()`, `synchronize()`)",
+        "workers take CPU cores and memory, and their own start-up time",
+        f"{TUNING_GUIDE}: enable asynchronous data loading and augmentation",
+    ),
+    Remedy(
         "data_on_device",
         "keep the data on the device",
         "host-to-device copies every step (pinned or not)",

@@ -22,6 +22,7 @@ KINDS = (
     "eager_optimizer",  # an optimizer step that runs eagerly, by its share of the real step
     "compiled_fused_optimizer",  # a compiled step of a fused optimizer: it runs eagerly anyway
     "launch_bound",  # a GPU step idle between kernels: launch- and host-bound
+    "host_bound",  # a GPU step idle far longer than its launches take: the host does other work
     "fp32_matmul",  # fp32 matmuls without TF32 on a GPU that has it
     "host_sync",  # the CPU waits for the GPU inside the step (.item(), .cpu(), printing)
     "channels_last",  # convolutions on NCHW tensors where channels-last is faster

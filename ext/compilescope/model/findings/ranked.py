@@ -45,6 +45,7 @@ SEVERITY = {
     # (below): a cause of 40% of the step outranks a break that costs no measured step time.
     "eager_optimizer": 40.0,
     "launch_bound": 40.0,
+    "host_bound": 40.0,
     "fp32_matmul": 40.0,
     "host_sync": 40.0,
     "channels_last": 10.0,
@@ -72,6 +73,7 @@ SHARE_WEIGHT = {
     "hot_kernel": 30.0,
     "eager_optimizer": 100.0,
     "launch_bound": 100.0,
+    "host_bound": 100.0,
     "fp32_matmul": 100.0,
     "host_sync": 100.0,
     # Its share is the convolutions' time, not what channels-last saves of it (measured 1.03x

@@ -29,6 +29,11 @@ _FUSED = {"Adam", "AdamW", "SGD", "Adagrad"}
 # The idle share above which a GPU step is launch- or host-bound: the device waits for the CPU
 # most of the step (issue 31's CNN: 75% between kernels).
 _IDLE_SHARE = 0.30
+# Launch-bound steps measured 20-60 us of device idle time per compiled launch (the blind
+# set's loops, H100 and H200): a step idle for more than this per launch, compiled and eager,
+# is busy on the host with other work (data preparation, Python, the CUDA runtime). The
+# second blind round's inline data loading: 3.2 ms per launch.
+_HOST_BOUND_PER_LAUNCH_S = 200e-6
 
 
 def speed_findings(capture: Capture) -> list[Finding]:
@@ -176,6 +181,10 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     # No compiled kernel timed: replayed in CUDA graphs (names shared by several kernels are
     # not told apart), or not run at all where a frame failed (past the recompile limit).
     ran_eagerly = any(c.failure for c in capture) or not any(c.kernels for c in capture)
+    eager = [w for w in real.outside if w.kind == "eager_op"]
+    eager_calls = sum(w.calls for w in eager)
+    if calls and idle_rest > (calls + eager_calls) * _HOST_BOUND_PER_LAUNCH_S:
+        return [_host_bound(real, idle, idle_rest, calls + eager_calls)]
     if not calls and not replayed and ran_eagerly:
         launches = (
             "no compiled kernel ran in the timed steps: the code ran eagerly (see the findings "
@@ -197,6 +206,16 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         f"({idle / wall:.0%}): the step is bound by kernel launches and Python between them "
         f"({launches})."
     )
+    placed = [w for w in eager if w.where]
+    if eager_calls > calls and placed:
+        # Most launches are eager ops: where they run is what to batch or compile (the second
+        # blind round's per-sample loss loop: a Python loop over the batch).
+        top = max(placed, key=lambda w: w.calls)
+        same = sum(w.calls for w in placed if w.where == top.where)
+        what += (
+            f" {eager_calls:.0f} {'more ' if calls else ''}launches a step are eager ops, "
+            f"{same:.0f} of them in `{top.where}`: batch that code or compile it."
+        )
     cudagraphs = Setting("mode", "compile_kwarg", "reduce-overhead")
     bigger = Fix(
         "code",
@@ -247,6 +266,29 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             fixes=fixes,
         )
     ]
+
+
+def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float) -> Finding:
+    wall = real.compiled.median_s
+    what = (
+        f"The GPU is idle {idle * 1e3:.3f} ms of the {wall * 1e3:.3f} ms step ({idle / wall:.0%}), "
+        f"far longer than its {launches:.0f} kernel launches a step take (launch-bound steps "
+        "measured 20-60 us of idle time a launch): the CPU is busy with other work between "
+        "kernels, not launching them: code of the step that runs on the CPU (loading and "
+        "preparing data, Python loops, calls into the CUDA runtime)."
+    )
+    return Finding(
+        kind="host_bound",
+        what=what,
+        key="host_bound",
+        compile_ids=tuple(dict.fromkeys(g.compile_id for g in real.graphs)),
+        cost=Cost(
+            step_s=idle_rest,
+            share=idle_rest / wall,
+            note="wall time per step the GPU ran no kernel (outside the optimizer and syncs)",
+        ),
+        fixes=(remedy("host_work_off_the_step").fix(),),
+    )
 
 
 def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
