@@ -151,3 +151,15 @@ def test_reads_of_device_tensors_are_placed_in_the_users_function() -> None:
     waits, reads, _idle, places = host_syncs(events)  # type: ignore[arg-type]
     assert (waits, reads) == (4, 4)
     assert places == {"me/model.py:61 forward": 2, "me/train.py:90 step": 1}
+
+
+def test_calls_to_cudas_allocator_are_counted_with_their_time() -> None:
+    from compilescope.live.timing.profiler_times import allocator_calls
+
+    events = [
+        _Event(1, "cudaFree", (100, 400), []),
+        _Event(2, "cudaMalloc", (500, 550), []),
+        _Event(3, "cudaLaunchKernel", (600, 610), []),
+        _Event(4, "aten::empty", (700, 720), []),
+    ]
+    assert allocator_calls(events) == (2, 350)  # type: ignore[arg-type]

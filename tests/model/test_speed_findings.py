@@ -199,6 +199,28 @@ def test_launches_that_are_mostly_eager_ops_name_the_function_they_run_in(loaded
     )
 
 
+def test_cuda_allocator_calls_every_step_are_named_with_empty_cache(loaded):
+    # The second blind round's `torch.cuda.empty_cache()` after every step: its idle time had
+    # read as launch-bound (CUDA graphs as the fix). The allocator's time is its own finding,
+    # and not counted again in the idle time between launches.
+    kernels = tuple(
+        KernelTiming("0/0", f"triton_poi_{i}", _sample(5e-6), 1.0, role="forward")
+        for i in range(96)
+    )
+    capture = _with_real(
+        loaded("gpt2"), busy_s=0.012, kernels=kernels, allocator_calls_per_step=180.0,
+        allocator_s=0.005,
+    )  # fmt: skip
+    again = compilescope.Capture.from_json(capture.to_json())
+    found = findings(again)
+    (f,) = [f for f in found if f.kind == "cuda_malloc"]
+    assert "5.000 ms (25%) in 180 calls a step to CUDA's allocator" in f.what
+    assert "empty_cache()" in f.what and "empty_cache()" in f.fixes[0].change
+    assert "launch_bound" not in _kinds(found)  # 8 - 5 ms idle: 15%, under the idle share
+    steady = _with_real(loaded("gpt2"), busy_s=0.019, allocator_calls_per_step=0.0)
+    assert "cuda_malloc" not in _kinds(findings(steady))
+
+
 def test_a_busy_gpu_or_a_cpu_step_is_not_launch_bound(loaded):
     busy = _with_real(loaded("gpt2"), busy_s=0.019)
     assert "launch_bound" not in _kinds(findings(busy))

@@ -340,6 +340,23 @@ def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int, dict[str, int
     return len(waits), reads, idle, read_places
 
 
+# CUDA runtime calls that give device memory back to the driver or ask it for more: in steady
+# steps the caching allocator makes none; `torch.cuda.empty_cache()` in the loop makes them
+# every step (and cudaFree waits for the device).
+_ALLOCATOR = ("cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost")
+
+
+def allocator_calls(events: list[_KinetoEvent]) -> tuple[int, int]:
+    """(calls to CUDA's allocator, ns the CPU spent in them) in a profiler session."""
+    cpu = torch.autograd.DeviceType.CPU
+    calls = ns = 0
+    for e in events:
+        if e.device_type() == cpu and e.name() in _ALLOCATOR:
+            calls += 1
+            ns += e.end_ns() - e.start_ns()
+    return calls, ns
+
+
 def function_event_times(prof: Any) -> Times:  # a torch.profiler.profile
     """The same times through the profiler's FunctionEvent tree (slow; the fallback)."""
     times: Times = {}

@@ -12,6 +12,7 @@ from ...model.measured.graph_gaps import gaps_between_graphs
 from ...model.measured.timing import GraphGap, GraphShare, KernelTiming, ReadPlace, Sample
 from .kernel_timer import CallLog
 from .profiler_times import (
+    allocator_calls,
     device_kernels_by_name,
     device_totals,
     host_syncs,
@@ -99,6 +100,7 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
     busy_ns, total_ns = device_totals(events)
     busy = busy_ns / 1e9 / steps
     waits, reads, idle_ns, read_places = host_syncs(events)
+    malloc_calls, malloc_ns = allocator_calls(events)
     outside = max(total_ns / 1e9 / steps - graphs_s, 0.0)
     # Device time in parallel streams can exceed the union: the split keeps the union.
     outside = max(min(outside, busy - graphs_s), 0.0)
@@ -114,6 +116,8 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
             for where, n in sorted(read_places.items(), key=lambda item: -item[1])
         ),
         "outside": tuple(outside_work(events, steps)),
+        "allocator_calls_per_step": malloc_calls / steps,
+        "allocator_s": malloc_ns / 1e9 / steps,
     }
 
 

@@ -66,6 +66,17 @@ _ENTRIES = (
         f"{TUNING_GUIDE}: enable asynchronous data loading and augmentation",
     ),
     Remedy(
+        "keep_cached_memory",
+        "let the caching allocator keep its memory",
+        "calls to cudaMalloc and cudaFree inside the steps",
+        "remove `torch.cuda.empty_cache()` (and `gc.collect()`) from the loop; where memory "
+        "runs short or fragments, set `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` "
+        "before starting instead of emptying the cache",
+        "other processes on the GPU no longer get the cached memory back between steps",
+        "PyTorch CUDA semantics: memory management (empty_cache does not free memory for "
+        "PyTorch, only for other processes)",
+    ),
+    Remedy(
         "data_on_device",
         "keep the data on the device",
         "host-to-device copies every step (pinned or not)",

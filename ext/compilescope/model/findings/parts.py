@@ -25,6 +25,7 @@ KINDS = (
     "host_bound",  # a GPU step idle far longer than its launches take: the host does other work
     "fp32_matmul",  # fp32 matmuls without TF32 on a GPU that has it
     "host_sync",  # the CPU waits for the GPU inside the step (.item(), .cpu(), printing)
+    "cuda_malloc",  # device memory freed to the driver and allocated again every step
     "channels_last",  # convolutions on NCHW tensors where channels-last is faster
 )
 

@@ -48,6 +48,7 @@ SEVERITY = {
     "host_bound": 40.0,
     "fp32_matmul": 40.0,
     "host_sync": 40.0,
+    "cuda_malloc": 40.0,
     "channels_last": 10.0,
     "library_matmul": 10.0,
     # From the step budget (findings/budget.py): measured parts whose remedy removes them.
@@ -76,6 +77,7 @@ SHARE_WEIGHT = {
     "host_bound": 100.0,
     "fp32_matmul": 100.0,
     "host_sync": 100.0,
+    "cuda_malloc": 100.0,
     # Its share is the convolutions' time, not what channels-last saves of it (measured 1.03x
     # on a bf16 CNN on an H100): ranked as a hot kernel, below causes whose fix removes time.
     "channels_last": 30.0,

@@ -71,6 +71,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *_launch_bound_findings(capture, real),
         *_tf32_findings(capture, real),
         *_sync_findings(real),
+        *_allocator_findings(real),
         *_channels_last_findings(capture, real),
         *budget_findings(capture, real),
     ]
@@ -167,7 +168,10 @@ def _launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     idle = max(wall - real.busy_s, 0.0)
     # Time inside an eager optimizer, and idle time around the CPU's waits, are findings of
     # their own: count only the rest here.
-    idle_rest = max(idle - (real.optimizer_s or 0.0) - (real.sync_idle_s or 0.0), 0.0)
+    idle_rest = max(
+        idle - (real.optimizer_s or 0.0) - (real.sync_idle_s or 0.0) - (real.allocator_s or 0.0),
+        0.0,
+    )
     share = idle_rest / wall
     if share < _IDLE_SHARE:
         return []
@@ -289,6 +293,34 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
         ),
         fixes=(remedy("host_work_off_the_step").fix(),),
     )
+
+
+def _allocator_findings(real: RealSteps) -> list[Finding]:
+    """Device memory given back to the driver and asked for again inside the steps: calls to
+    CUDA's allocator, which torch's caching allocator avoids once the first steps have run."""
+    took, calls = real.allocator_s, real.allocator_calls_per_step
+    wall = real.compiled.median_s
+    if not took or not calls or took / wall < SHOWN_SHARE:
+        return []
+    what = (
+        f"The step spends {took * 1e3:.3f} ms ({took / wall:.0%}) in {calls:.0f} calls a step to "
+        "CUDA's allocator (cudaMalloc, cudaFree): device memory is given back to the driver and "
+        "asked for again every step, where torch's caching allocator would reuse it. "
+        "`torch.cuda.empty_cache()` in the loop does this (and cudaFree waits for the GPU)."
+    )
+    return [
+        Finding(
+            kind="cuda_malloc",
+            what=what,
+            key="cuda_malloc",
+            cost=Cost(
+                step_s=took,
+                share=took / wall,
+                note="CPU time per step in cudaMalloc and cudaFree (profiled steps)",
+            ),
+            fixes=(remedy("keep_cached_memory").fix(),),
+        )
+    ]
 
 
 def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:

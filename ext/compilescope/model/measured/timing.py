@@ -210,6 +210,10 @@ class RealSteps:
     sync_idle_s: float | None = None
     # ... and where the reads into Python numbers are, most first (GPU profiles with stacks).
     read_places: tuple[ReadPlace, ...] = ()
+    # GPU: calls per step to CUDA's allocator (cudaMalloc, cudaFree) and the CPU's time in them:
+    # none in steady steps, where torch's caching allocator reuses its memory.
+    allocator_calls_per_step: float | None = None
+    allocator_s: float | None = None
     # The gaps between consecutive compiled graphs of one role, from the split's steps (wall
     # time on the host between one graph's last kernel call and the next graph's first).
     gaps: tuple[GraphGap, ...] = ()
