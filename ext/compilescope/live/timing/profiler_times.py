@@ -159,12 +159,15 @@ def device_totals(events: list[_KinetoEvent]) -> tuple[int, int]:
     return busy, total
 
 
-def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
+def outside_work(
+    events: list[_KinetoEvent], steps: int, places: dict[int, str] | None = None
+) -> list[OutsideWork]:
     """The device work of a profiler session that no range of ours launched (it ran in no
     compiled graph), grouped by what it is, per step: copies by direction and host memory
     kind (CUPTI names them `Memcpy HtoD (Pageable -> Device)`), memsets, collectives (NCCL
     kernels: only the part no other kernel ran beside counts, the rest is overlapped), and
-    other kernels by the ATen op that launched them."""
+    other kernels by the ATen op that launched them. `places`: `user_functions(events)`,
+    where the caller has it already."""
     import bisect
 
     cpu = torch.autograd.DeviceType.CPU
@@ -193,7 +196,7 @@ def outside_work(events: list[_KinetoEvent], steps: int) -> list[OutsideWork]:
 
     # The profiler's own activity records and CUDA runtime calls CUPTI lists as device work.
     device = [d for d in device if not d[3].startswith(_PROFILER_OWN)]
-    places = user_functions(events)
+    places = user_functions(events) if places is None else places
     groups: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
     others: list[tuple[int, int]] = []  # every non-collective device interval, for overlap
     for linked, start, end, name in device:
@@ -297,17 +300,19 @@ _SYNCS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchroniz
 _SCALAR_READ = "aten::_local_scalar_dense"
 
 
-def host_syncs(events: list[_KinetoEvent]) -> tuple[int, int, int, dict[str, int]]:
+def host_syncs(
+    events: list[_KinetoEvent], places: dict[int, str] | None = None
+) -> tuple[int, int, int, dict[str, int]]:
     """(the CPU's waits for the GPU, reads of a device tensor into a Python number, device idle
     ns around the waits, those reads by the user's function they ran in) in a profiler
     session. A wait drains the GPU's queue: from the last kernel before it ends to the first
     kernel after it, the device has nothing to run. A read counts where a wait ends inside it:
     a CPU tensor's read (an eager optimizer's step counters, 52 a step in the blind set's
-    `.item()` loop) waits for nothing."""
+    `.item()` loop) waits for nothing. `places`: as for `outside_work`."""
     import bisect
 
     cpu = torch.autograd.DeviceType.CPU
-    places = user_functions(events)
+    places = user_functions(events) if places is None else places
     waits: list[int] = []
     scalar_reads: list[tuple[int, int, str | None]] = []
     spans: list[tuple[int, int]] = []

@@ -11,6 +11,7 @@ from ...model.kernel import OutputCode
 from ...model.measured.graph_gaps import gaps_between_graphs
 from ...model.measured.timing import GraphGap, GraphShare, KernelTiming, ReadPlace, Sample
 from .kernel_timer import CallLog
+from .profiler_places import user_functions
 from .profiler_times import (
     allocator_calls,
     device_kernels_by_name,
@@ -99,7 +100,8 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
     events = prof.profiler.kineto_results.events()
     busy_ns, total_ns = device_totals(events)
     busy = busy_ns / 1e9 / steps
-    waits, reads, idle_ns, read_places = host_syncs(events)
+    places = user_functions(events)  # read once: every op's Python stack
+    waits, reads, idle_ns, read_places = host_syncs(events, places)
     malloc_calls, malloc_ns = allocator_calls(events)
     outside = max(total_ns / 1e9 / steps - graphs_s, 0.0)
     # Device time in parallel streams can exceed the union: the split keeps the union.
@@ -115,7 +117,7 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
             ReadPlace(where, n / steps)
             for where, n in sorted(read_places.items(), key=lambda item: -item[1])
         ),
-        "outside": tuple(outside_work(events, steps)),
+        "outside": tuple(outside_work(events, steps, places)),
         "allocator_calls_per_step": malloc_calls / steps,
         "allocator_s": malloc_ns / 1e9 / steps,
     }
