@@ -136,8 +136,18 @@ def _replayed(
     logs: dict[tuple[str, str, str], CallLog], by_name: dict[str, list[float]]
 ) -> set[tuple[str, str, str]]:
     """Kernels no wrapper saw but the profiler did (replayed in a CUDA graph): their logs get
-    the profiler's times by name, where the name is one kernel's alone among the unseen."""
-    unseen = [key for key, log in logs.items() if not log.times and key[2] in by_name]
+    the profiler's times by name, where the name is one kernel's alone among the unseen.
+
+    A kernel whose wrapper ran, or whose name a timed kernel also has, is not one: graphs that
+    did not run in these steps share kernel names with those that did (a model's 12 blocks
+    broken by an `if` on a tensor: the resume graphs' compiles `1/0`, `1/1` name their kernels
+    alike), and read as replayed, "already CUDA graphs", on a default-mode step."""
+    timed = {key[2] for key, log in logs.items() if log.times}
+    unseen = [
+        key
+        for key, log in logs.items()
+        if not log.times and not log.calls and key[2] in by_name and key[2] not in timed
+    ]
     names = [key[2] for key in unseen]
     found = set()
     for key in unseen:
