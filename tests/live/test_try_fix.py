@@ -107,3 +107,15 @@ def test_references_resolve_only_to_imported_modules_and_plain_names():
     with pytest.raises(ValueError, match="config modules only"):
         with applying(Fix("setting", "x", (Setting("os.environ", "set", 1),))):
             pass
+
+
+def test_the_cudnn_auto_tuner_fix_is_held_and_restored():
+    import torch
+    from compilescope.model.findings.catalog import remedy
+
+    fix = remedy("cudnn_benchmark").fix()
+    before = torch.backends.cudnn.benchmark
+    with pytest.raises(RuntimeError), applying(fix):
+        assert torch.backends.cudnn.benchmark is True
+        raise RuntimeError("boom")
+    assert torch.backends.cudnn.benchmark is before

@@ -429,3 +429,25 @@ def test_library_matmuls_say_nothing_of_max_autotune_where_it_cannot_apply_or_al
     tuned = replace(c, metrics={**c.metrics, "inductor_config": '{"max_autotune_gemm": true}'})
     capture = replace(gpt2, compiles=tuple(tuned if x is c else x for x in gpt2))
     assert "library_matmul" not in _kinds(findings(_library_matmuls(capture)))
+
+
+def test_convolutions_with_cudnns_auto_tuner_off_name_it_above_the_library_fallback():
+    # The second blind round's conv net: cudnn.benchmark off, convolutions 58% of the step,
+    # answered with fp32 matmuls, compile time and "cuDNN on purpose" (the auto-tuner unnamed).
+    conv = _conv_capture(("65536", "1", "2048", "64"))  # channels-last: only the tuner to say
+    off = replace(conv.timings.real_steps, settings=StepSettings(cudnn_benchmark=False))
+    capture = replace(conv, timings=replace(conv.timings, real_steps=off))
+    found = findings(capture)
+    (f,) = [f for f in found if f.kind == "cudnn_benchmark"]
+    assert "6.000 ms per step (30% of the step)" in f.what
+    assert f.fixes[0].python() == "torch.backends.cudnn.benchmark = True"
+    assert "new input shape" in f.fixes[0].tradeoff
+    assert found[0].kind == "cudnn_benchmark"
+    # On, or not recorded (a capture made before the setting was read): no finding.
+    for settings in (StepSettings(cudnn_benchmark=True), StepSettings(), None):
+        on = replace(off, settings=settings)
+        assert "cudnn_benchmark" not in _kinds(
+            findings(replace(conv, timings=replace(conv.timings, real_steps=on)))
+        )
+    again = compilescope.Capture.from_json(capture.to_json())
+    assert again.timings.real_steps.settings.cudnn_benchmark is False

@@ -258,7 +258,7 @@ def test_small_eager_ops_are_one_part():
 
 def test_eager_ops_left_by_a_frame_past_the_recompile_limit_are_that_findings_cost():
     from compilescope.model.findings.parts import Finding
-    from compilescope.model.findings.ranked import _eager_ops_to_their_cause
+    from compilescope.model.findings.root_cause import eager_ops_to_their_cause
 
     limit = Finding(kind="recompile_limit", what="`forward` hit the recompile limit (8).", key="l")
     ops = [
@@ -267,7 +267,7 @@ def test_eager_ops_left_by_a_frame_past_the_recompile_limit_are_that_findings_co
         Finding(kind="eager_ops_outside", what="", key="eager_ops_outside:aten::addmm",
                 cost=replace_cost(0.003, 0.13)),
     ]  # fmt: skip
-    (merged,) = _eager_ops_to_their_cause([limit, *ops])
+    (merged,) = eager_ops_to_their_cause([limit, *ops])
     assert merged.kind == "recompile_limit" and merged.cost.share == pytest.approx(0.30)
     assert "(aten::mm, aten::addmm) take 7.000 ms per step (30%)" in merged.what
 

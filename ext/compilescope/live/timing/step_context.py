@@ -57,6 +57,7 @@ def step_settings(gpu: bool) -> StepSettings:
         tf32_capable=major >= 8,  # Ampere and later run TF32 on tensor cores
         matmul_precision=precision,
         cudnn_tf32=bool(torch.backends.cudnn.allow_tf32),
+        cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
     )
 
 

@@ -48,10 +48,11 @@ def resolve_ref(value: object) -> object:
 
 
 # Settings outside torch's config modules that a fix may hold: TF32 for matmuls (what
-# torch.set_float32_matmul_precision("high") sets) and for convolutions.
+# torch.set_float32_matmul_precision("high") sets) and for convolutions, cuDNN's auto-tuner.
 _BACKEND_SETTINGS = {
     "torch.backends.cuda.matmul.allow_tf32": ("torch.backends.cuda", "matmul"),
     "torch.backends.cudnn.allow_tf32": ("torch.backends.cudnn", ""),
+    "torch.backends.cudnn.benchmark": ("torch.backends.cudnn", ""),
 }
 
 

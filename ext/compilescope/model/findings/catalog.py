@@ -174,6 +174,17 @@ _ENTRIES = (
         "11.2 ms, bucket_cap_mb=200 12.6 ms, against eager DDP 9.0 ms (H100)",
     ),
     Remedy(
+        "cudnn_benchmark",
+        "cuDNN's auto-tuner",
+        "convolutions a large share of a GPU step with `torch.backends.cudnn.benchmark` off",
+        "set `torch.backends.cudnn.benchmark = True` before the first step",
+        "the first step at each new input shape times every candidate algorithm (slower): with "
+        "input shapes that change every step it can cost more than it saves; the algorithms "
+        "picked may differ from run to run (for bitwise reproducibility keep it off)",
+        f"{TUNING_GUIDE}: enable cuDNN auto-tuner",
+        settings=(Setting("torch.backends.cudnn.benchmark", "set", True),),
+    ),
+    Remedy(
         "unplaced_time",
         "time the split could not place",
         "a share of the step that no measured part explains",

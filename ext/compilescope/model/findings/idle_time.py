@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 # The idle share above which a GPU step is launch- or host-bound: the device waits for the CPU
 # most of the step (issue 31's CNN: 75% between kernels).
-_IDLE_SHARE = 0.30
+IDLE_SHARE = 0.30
 # Launch-bound steps measured 20-60 us of device idle time per compiled launch (the blind
 # set's loops, H100 and H200): a step idle for more than this per launch, compiled and eager,
 # is busy on the host with other work (data preparation, Python, the CUDA runtime). The
@@ -34,7 +34,7 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         0.0,
     )
     share = idle_rest / wall
-    if share < _IDLE_SHARE:
+    if share < IDLE_SHARE:
         return []
     calls = sum(k.calls_per_run for k in real.kernels)
     kernel_s = sum(k.time.median_s * k.calls_per_run for k in real.kernels)

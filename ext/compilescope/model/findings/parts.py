@@ -27,6 +27,7 @@ KINDS = (
     "host_sync",  # the CPU waits for the GPU inside the step (.item(), .cpu(), printing)
     "cuda_malloc",  # device memory freed to the driver and allocated again every step
     "channels_last",  # convolutions on NCHW tensors where channels-last is faster
+    "cudnn_benchmark",  # convolutions on a GPU with cuDNN's auto-tuner off
 )
 
 # Setting operations (see Setting).
@@ -150,6 +151,9 @@ class Cost:
     share: float | None = None  # share of the step's time
     bytes: int | None = None  # memory (activations) at stake
     saved_bytes: int | None = None  # memory a fix would save
+    # Device idle time per step in the host's waits it makes (an `if` on a tensor at a graph
+    # break): in `step_s` already, and removed with it where the rest may not be.
+    waited_s: float | None = None
     note: str = ""  # what the numbers mean, in words
 
 

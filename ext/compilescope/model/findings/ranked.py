@@ -17,9 +17,9 @@ from .perf import (
     memory_findings,
 )
 from .recompiles import failure_findings, limit_findings, recompile_findings
+from .root_cause import onto_their_causes
 from .speed import speed_findings
 from .torch_hints import Registry
-from .torch_optimizer import in_torch_optim
 
 # How much a kind matters before its numbers: a frame left uncompiled outweighs a graph break,
 # which outweighs a recompile; measured costs are added on top (see `score`).
@@ -50,6 +50,10 @@ SEVERITY = {
     "host_sync": 40.0,
     "cuda_malloc": 40.0,
     "channels_last": 10.0,
+    # One setting, the first the Tuning Guide gives a CNN; its share is the convolutions'
+    # time, of which it wins back a part: ranked with a speed finding's severity and a share
+    # weighed between channels-last's and a fallback op's.
+    "cudnn_benchmark": 40.0,
     "library_matmul": 10.0,
     # From the step budget (findings/budget.py): measured parts whose remedy removes them.
     "host_copies": 40.0,
@@ -81,6 +85,7 @@ SHARE_WEIGHT = {
     # Its share is the convolutions' time, not what channels-last saves of it (measured 1.03x
     # on a bf16 CNN on an H100): ranked as a hot kernel, below causes whose fix removes time.
     "channels_last": 30.0,
+    "cudnn_benchmark": 40.0,
     # Its share is the library calls' time, of which max-autotune won back nothing measurable
     # on five MLP steps (twice slower): ranked as the library calls were before it (a
     # fallback op), below causes whose fix removes time.
@@ -97,6 +102,9 @@ SHARE_WEIGHT = {
     "eager_frame": 100.0,
 }
 
+# Per share of the step in the host's waits a break makes (an `if` on a tensor's value): its
+# fix removes them, as a host sync finding's fix removes its waits.
+WAITED_WEIGHT = 100.0
 
 # Memory a fix must save before it weighs in the rank: on the devices people train on (16-80
 # GiB), less changes no batch size. A budget that saves 2 KiB of a small GPT-2's activations
@@ -108,7 +116,8 @@ def score(finding: Finding) -> float:
     """The rank of a finding: its kind's severity, plus 5 per break, restart, recompile,
     uncompiled or partly eager frame (up to 10 of them; where the step's share was not
     measured), 2 per second of compile time it makes
-    (up to 30 s), points for its share of the step, and up to 20 for the memory a fix saves
+    (up to 30 s), points for its share of the step (the waits a break makes as WAITED_WEIGHT),
+    and up to 20 for the memory a fix saves
     (where it saves at least MEMORY_MATTERS_BYTES)."""
     n, cost = finding.counts, finding.cost
     events = n.breaks + n.restarts + n.recompiles + n.eager_frames + n.partly_eager_frames
@@ -120,6 +129,11 @@ def score(finding: Finding) -> float:
     total = SEVERITY.get(finding.kind, 0.0) + 5.0 * min(events, 10)
     total += 2.0 * min(cost.compile_s or 0.0, 30.0)
     total += SHARE_WEIGHT.get(finding.kind, 0.0) * (cost.share or 0.0)
+    if cost.waited_s and cost.step_s and cost.share:
+        # The host's waits at a break go with it (findings/root_cause.py): that part of its
+        # share weighs as a speed finding's, whose fix removes the time.
+        waited = cost.share * min(cost.waited_s / cost.step_s, 1.0)
+        total += (WAITED_WEIGHT - SHARE_WEIGHT.get(finding.kind, 0.0)) * waited
     if cost.bytes and cost.saved_bytes and cost.saved_bytes >= MEMORY_MATTERS_BYTES:
         total += 20.0 * cost.saved_bytes / cost.bytes
     return round(total, 3)
@@ -163,42 +177,10 @@ def findings(capture: Capture, registry: Registry | None = None) -> Findings:
         *compile_time_findings(capture),
         *speed_findings(capture),
     ]
-    if any(f.kind == "compiled_fused_optimizer" for f in found):
-        # Its cost holds every compile of torch.optim's frames, their recompiles included, and
-        # its fix (stop compiling the step) removes them: one cause, one finding.
-        found = [f for f in found if not (f.kind == "recompile" and in_torch_optim(f.at))]
-    if any(f.kind == "fp32_matmul" for f in found):
-        # The same matmuls' time, and the cheaper remedy first: TF32 is one setting, no compile
-        # cost; max-autotune is worth measuring after it (a ViT on an H100: 1.8x from TF32).
-        found = [f for f in found if f.kind != "library_matmul"]
-    found = _eager_ops_to_their_cause(found)
-    if any(f.kind == "not_compiled" for f in found):
-        # Nothing compiled ran: the idle device is the eager code's launches, and the remedy
-        # is to compile it (not_compiled's), not CUDA graphs of graphs that never ran.
-        found = [f for f in found if f.kind != "launch_bound"]
+    found = onto_their_causes(found, capture)
     ranked = [replace(f, score=score(f)) for f in found]
     ranked.sort(key=lambda f: (-f.score, f.key))
     return Findings(ranked)
-
-
-def _eager_ops_to_their_cause(found: list[Finding]) -> list[Finding]:
-    """Eager ops outside the graphs where a frame runs uncompiled (past the recompile limit, or
-    a frame that failed) are that frame's cost: one cause, one finding, with their time."""
-    causes = [f for f in found if f.kind in ("recompile_limit", "eager_frame")]
-    ops = [f for f in found if f.kind == "eager_ops_outside"]
-    if len(causes) != 1 or not ops:
-        return found
-    cause = causes[0]
-    seconds = sum(f.cost.step_s or 0.0 for f in ops)
-    share = sum(f.cost.share or 0.0 for f in ops)
-    names = ", ".join(f.key.split(":", 1)[1] for f in ops)
-    merged = replace(
-        cause,
-        what=f"{cause.what} The eager ops it leaves ({names}) take {seconds * 1e3:.3f} ms per "
-        f"step ({share:.0%}).",
-        cost=replace(cause.cost, step_s=seconds, share=share),
-    )
-    return [merged if f is cause else f for f in found if f.kind != "eager_ops_outside"]
 
 
 NONE_FOUND = "no findings: nothing broke, recompiled or stood out"

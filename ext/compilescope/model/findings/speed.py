@@ -13,6 +13,7 @@ from ..capture import Capture
 from ..measured.kernel_table import kernel_rows
 from ..measured.step_budget import device_scale
 from .budget import budget_findings, uncompiled_graphs
+from .convolutions import convolution_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
@@ -64,7 +65,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *_tf32_findings(capture, real),
         *sync_findings(real),
         *allocator_findings(real),
-        *_channels_last_findings(capture, real),
+        *convolution_findings(capture, real),
         *budget_findings(capture, real),
     ]
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in VERDICTS]
@@ -193,68 +194,6 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             ),
         )
     ]
-
-
-def _channels_last_findings(capture: Capture, real: RealSteps) -> list[Finding]:
-    if not real.device.startswith("cuda"):
-        return []
-    step_s = 0.0
-    ids: list[str] = []
-    for row in kernel_rows(capture):
-        op, _aten = op_of(row["kernel"])
-        if op.startswith("convolution") and _nchw(capture, row["compile_id"]):
-            step_s += row["per_step_s"] or 0.0
-            ids.append(row["compile_id"])
-    if not ids:
-        return []
-    step_s *= device_scale(real)
-    share = step_s / real.compiled.median_s
-    what = (
-        f"Convolutions run on NCHW (channels-first) tensors: {step_s * 1e3:.3f} ms per step "
-        f"({share:.0%} of the step). cuDNN's tensor-core kernels often run faster "
-        "channels-last, but not always: on a bf16 ResNet-style CNN on an H100 it measured only "
-        "1.03x (benchmarks/RESULTS.md), so measure before keeping it."
-    )
-    return [
-        Finding(
-            kind="channels_last",
-            what=what,
-            key="channels_last",
-            compile_ids=tuple(dict.fromkeys(ids)),
-            cost=Cost(step_s=step_s, share=share, note="convolutions' time per step"),
-            fixes=(
-                Fix(
-                    "code",
-                    "channels-last memory format",
-                    change="model = model.to(memory_format=torch.channels_last) and each batch "
-                    "x = x.to(memory_format=torch.channels_last), before compiling",
-                    tradeoff="layout conversions where a layer needs NCHW; the gain is largest "
-                    "with bf16/fp16 on tensor cores",
-                    source="PyTorch channels-last tutorial; performance tuning guide",
-                ),
-            ),
-        )
-    ]
-
-
-def _nchw(capture: Capture, compile_id: str) -> bool:
-    """Whether the compile's forward convolutions read 4-d inputs laid out channels-first."""
-    try:
-        c = capture[compile_id]
-    except (KeyError, IndexError, ValueError):
-        return False
-    for g in c.graphs.get("inductor_post_grad_graph", ()):
-        nodes = {n.name: n for n in g.nodes}
-        for n in g.nodes:
-            if "aten.convolution." not in n.target or not n.inputs:
-                continue
-            source = nodes.get(n.inputs[0])
-            t = source.tensors[0] if source is not None and source.tensors else None
-            if t is not None and len(t.stride) == 4:
-                if all(x.isdigit() for x in t.stride):  # symbolic strides: not known
-                    strides = [int(x) for x in t.stride]
-                    return strides == sorted(strides, reverse=True) and strides[1] != 1
-    return False
 
 
 def _is_fp32(capture: Capture, compile_id: str, op: str) -> bool:

@@ -160,6 +160,7 @@ class StepSettings:
     tf32_capable: bool = False  # a GPU whose tensor cores run TF32 (compute capability >= 8)
     matmul_precision: str = ""  # torch.get_float32_matmul_precision(): highest, high, medium
     cudnn_tf32: bool | None = None  # torch.backends.cudnn.allow_tf32 (convolutions)
+    cudnn_benchmark: bool | None = None  # torch.backends.cudnn.benchmark (its auto-tuner)
 
 
 @dataclass(frozen=True)

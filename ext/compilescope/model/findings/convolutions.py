@@ -1,0 +1,117 @@
+"""Convolution findings on a GPU: cuDNN's algorithm choice (its auto-tuner) and the memory format."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..capture import Capture
+from ..measured.kernel_table import kernel_rows
+from ..measured.step_budget import device_scale
+from .catalog import remedy
+from .parts import Cost, Finding, Fix
+from .perf import op_of
+
+if TYPE_CHECKING:
+    from ..measured.timing import RealSteps
+
+
+def convolution_findings(capture: Capture, real: RealSteps) -> list[Finding]:
+    """cuDNN's auto-tuner off, and channels-first convolutions, by the convolutions' time."""
+    if not real.device.startswith("cuda"):
+        return []
+    return [*_cudnn_benchmark(capture, real), *_channels_last(capture, real)]
+
+
+def _cudnn_benchmark(capture: Capture, real: RealSteps) -> list[Finding]:
+    s = real.settings
+    if s is None or s.cudnn_benchmark is not False:
+        return []  # on, or not read (captures before it was recorded)
+    step_s = 0.0
+    ids: list[str] = []
+    for row in kernel_rows(capture):
+        op, _aten = op_of(row["kernel"])
+        if op.startswith("convolution"):  # the forward's and convolution_backward
+            step_s += row["per_step_s"] or 0.0
+            ids.append(row["compile_id"])
+    if not ids:
+        return []
+    step_s *= device_scale(real)
+    share = step_s / real.compiled.median_s
+    what = (
+        f"Convolutions (cuDNN) take {step_s * 1e3:.3f} ms per step ({share:.0%} of the step) "
+        "with `torch.backends.cudnn.benchmark` off: cuDNN picks each convolution's algorithm by "
+        "heuristics. With the auto-tuner on, it times the candidates once per input shape and "
+        "keeps the fastest."
+    )
+    return [
+        Finding(
+            kind="cudnn_benchmark",
+            what=what,
+            key="cudnn_benchmark",
+            compile_ids=tuple(dict.fromkeys(ids)),
+            cost=Cost(step_s=step_s, share=share, note="convolutions' time per step"),
+            fixes=(remedy("cudnn_benchmark").fix(),),
+        )
+    ]
+
+
+def _channels_last(capture: Capture, real: RealSteps) -> list[Finding]:
+    if not real.device.startswith("cuda"):
+        return []
+    step_s = 0.0
+    ids: list[str] = []
+    for row in kernel_rows(capture):
+        op, _aten = op_of(row["kernel"])
+        if op.startswith("convolution") and _nchw(capture, row["compile_id"]):
+            step_s += row["per_step_s"] or 0.0
+            ids.append(row["compile_id"])
+    if not ids:
+        return []
+    step_s *= device_scale(real)
+    share = step_s / real.compiled.median_s
+    what = (
+        f"Convolutions run on NCHW (channels-first) tensors: {step_s * 1e3:.3f} ms per step "
+        f"({share:.0%} of the step). cuDNN's tensor-core kernels often run faster "
+        "channels-last, but not always: on a bf16 ResNet-style CNN on an H100 it measured only "
+        "1.03x (benchmarks/RESULTS.md), so measure before keeping it."
+    )
+    return [
+        Finding(
+            kind="channels_last",
+            what=what,
+            key="channels_last",
+            compile_ids=tuple(dict.fromkeys(ids)),
+            cost=Cost(step_s=step_s, share=share, note="convolutions' time per step"),
+            fixes=(
+                Fix(
+                    "code",
+                    "channels-last memory format",
+                    change="model = model.to(memory_format=torch.channels_last) and each batch "
+                    "x = x.to(memory_format=torch.channels_last), before compiling",
+                    tradeoff="layout conversions where a layer needs NCHW; the gain is largest "
+                    "with bf16/fp16 on tensor cores",
+                    source="PyTorch channels-last tutorial; performance tuning guide",
+                ),
+            ),
+        )
+    ]
+
+
+def _nchw(capture: Capture, compile_id: str) -> bool:
+    """Whether the compile's forward convolutions read 4-d inputs laid out channels-first."""
+    try:
+        c = capture[compile_id]
+    except (KeyError, IndexError, ValueError):
+        return False
+    for g in c.graphs.get("inductor_post_grad_graph", ()):
+        nodes = {n.name: n for n in g.nodes}
+        for n in g.nodes:
+            if "aten.convolution." not in n.target or not n.inputs:
+                continue
+            source = nodes.get(n.inputs[0])
+            t = source.tensors[0] if source is not None and source.tensors else None
+            if t is not None and len(t.stride) == 4:
+                if all(x.isdigit() for x in t.stride):  # symbolic strides: not known
+                    strides = [int(x) for x in t.stride]
+                    return strides == sorted(strides, reverse=True) and strides[1] != 1
+    return False
