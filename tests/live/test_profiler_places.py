@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from compilescope.live.timing.profiler_places import (
+    host_op_time,
     profile_with_stacks,
     user_function,
     user_functions,
@@ -35,6 +36,28 @@ def test_ops_get_the_innermost_user_function_not_torchs() -> None:
     # relu runs inside torch.nn.functional, a library: it belongs to the user's `outer`
     (relu,) = by_op["aten::relu"]
     assert relu.endswith(f"test_profiler_places.py:{outer.__code__.co_firstlineno} outer"), relu
+
+
+def load_sample(x: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.avg_pool2d(x.unsqueeze(0), 3, stride=1, padding=1).squeeze(0)
+
+
+def test_host_time_goes_to_the_function_whose_outermost_ops_take_it() -> None:
+    x = torch.randn(3, 256, 256)
+    with profile_with_stacks(cuda=False) as prof:
+        for _ in range(4):
+            load_sample(x)
+            with torch.profiler.record_function("compilescope::0/0|forward::k"):
+                scale_then_sum(x)  # inside one of our ranges: not the user's host time
+    events = prof.profiler.kineto_results.events()
+    times = dict(host_op_time(events, user_functions(events), 4, "compilescope::"))
+    (where,) = times  # avg_pool2d's inner ops (empty, ...) are in its own time, not again
+    assert where.endswith(
+        f"test_profiler_places.py:{load_sample.__code__.co_firstlineno} load_sample"
+    )
+    pooled = [e for e in events if e.name() == "aten::avg_pool2d"]
+    assert len(pooled) == 4
+    assert times[where] >= sum(e.duration_ns() for e in pooled) / 1e9 / 4 * 0.99
 
 
 def test_library_and_malformed_labels_are_nobodys() -> None:

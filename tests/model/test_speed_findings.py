@@ -11,6 +11,7 @@ from compilescope.model.findings.ranked import findings, text
 from compilescope.model.findings.speed import SHOWN_SHARE
 from compilescope.model.measured.timing import (
     GraphShare,
+    HostTime,
     KernelTiming,
     OptimizerSeen,
     OutsideWork,
@@ -170,6 +171,21 @@ def test_a_gpu_idle_far_longer_than_its_launches_take_is_host_bound(loaded):
     assert "far longer than its 36 kernel launches a step take" in f.what
     assert f.fixes[0].title == "move the host's other work out of the step"
     assert "num_workers" in f.fixes[0].change and "CUDA graphs" not in [x.title for x in f.fixes]
+    assert "ATen ops on the CPU" not in f.what  # no host time recorded: nothing said of it
+    # Where the host's time goes, by the user's function (a dataset's __getitem__ run inline);
+    # a function under 5% of the step is not named. It survives the JSON.
+    host = (
+        HostTime("me/data.py:65 __getitem__", 0.012),
+        HostTime("me/train.py:40 step", 0.0004),
+    )
+    placed = _with_real(
+        loaded("gpt2"), busy_s=0.002, kernels=kernels, outside=eager, host_time=host
+    )
+    placed = compilescope.Capture.from_json(placed.to_json())
+    assert placed.timings.real_steps.host_time == host
+    (h,) = [f for f in findings(placed) if f.kind == "host_bound"]
+    assert h.what.endswith("Its ATen ops on the CPU take 12.000 ms a step in "
+                           "`me/data.py:65 __getitem__`.")  # fmt: skip
     # At 100 us a launch it is launch-bound still, with CUDA graphs first.
     many = tuple(replace(k, calls_per_run=5.0) for k in kernels)
     busy = _with_real(loaded("gpt2"), busy_s=0.002, kernels=many, outside=eager)

@@ -9,10 +9,18 @@ from typing import Any
 
 from ...model.kernel import OutputCode
 from ...model.measured.graph_gaps import gaps_between_graphs
-from ...model.measured.timing import GraphGap, GraphShare, KernelTiming, ReadPlace, Sample
+from ...model.measured.timing import (
+    GraphGap,
+    GraphShare,
+    HostTime,
+    KernelTiming,
+    ReadPlace,
+    Sample,
+)
 from .kernel_timer import CallLog
-from .profiler_places import user_functions
+from .profiler_places import host_op_time, user_functions
 from .profiler_times import (
+    LABEL,
     allocator_calls,
     device_kernels_by_name,
     device_totals,
@@ -23,6 +31,7 @@ from .profiler_times import (
 
 REPLAYED = "real steps, torch.profiler (CUDA graph replay)"
 SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
+_HOST_PLACES = 5  # the user's functions kept with their host time: the first few say where
 
 
 def with_role(code: OutputCode, cid: str) -> OutputCode:
@@ -118,6 +127,10 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
             for where, n in sorted(read_places.items(), key=lambda item: -item[1])
         ),
         "outside": tuple(outside_work(events, steps, places)),
+        "host_time": tuple(
+            HostTime(where, seconds)
+            for where, seconds in host_op_time(events, places, steps, LABEL)[:_HOST_PLACES]
+        ),
         "allocator_calls_per_step": malloc_calls / steps,
         "allocator_s": malloc_ns / 1e9 / steps,
     }

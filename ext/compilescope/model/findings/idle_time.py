@@ -20,6 +20,8 @@ IDLE_SHARE = 0.30
 # is busy on the host with other work (data preparation, Python, the CUDA runtime). The
 # second blind round's inline data loading: 3.2 ms per launch.
 _HOST_BOUND_PER_LAUNCH_S = 200e-6
+# A function whose ops take less of the step than this is not where the host's time goes.
+_HOST_PLACE_SHARE = 0.05
 
 
 def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
@@ -142,6 +144,15 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
         "kernels, not launching them: code of the step that runs on the CPU (loading and "
         "preparing data, Python loops, calls into the CUDA runtime)."
     )
+    shown = [h for h in real.host_time if h.seconds >= _HOST_PLACE_SHARE * wall][:3]
+    if shown:
+        # Where the host's time goes, by the user's function: what to move out of the step
+        # (the second blind round's data loading: the dataset's __getitem__, run inline).
+        what += (
+            " Its ATen ops on the CPU take "
+            + ", ".join(f"{h.seconds * 1e3:.3f} ms a step in `{h.where}`" for h in shown)
+            + "."
+        )
     return Finding(
         kind="host_bound",
         what=what,

@@ -122,6 +122,15 @@ class ReadPlace:
 
 
 @dataclass(frozen=True)
+class HostTime:
+    """The CPU's time per step in ATen ops run by one function of the user's code ("file.py:line
+    fn", as `ReadPlace`): where a host-bound step's host time goes (outermost ops only)."""
+
+    where: str
+    seconds: float  # per step
+
+
+@dataclass(frozen=True)
 class GraphGap:
     """The wall time between one compiled graph's last kernel and the next graph's first, in
     the user's own steps: the eager code, guards and calls between two graphs (a graph break's
@@ -215,6 +224,9 @@ class RealSteps:
     # none in steady steps, where torch's caching allocator reuses its memory.
     allocator_calls_per_step: float | None = None
     allocator_s: float | None = None
+    # GPU, from the split's profile: the CPU's time per step in ATen ops by the user's function
+    # they ran in, most first (the first few).
+    host_time: tuple[HostTime, ...] = ()
     # The gaps between consecutive compiled graphs of one role, from the split's steps (wall
     # time on the host between one graph's last kernel call and the next graph's first).
     gaps: tuple[GraphGap, ...] = ()
