@@ -184,7 +184,7 @@ def test_a_gpu_idle_far_longer_than_its_launches_take_is_host_bound(loaded):
     placed = compilescope.Capture.from_json(placed.to_json())
     assert placed.timings.real_steps.host_time == host
     (h,) = [f for f in findings(placed) if f.kind == "host_bound"]
-    assert h.what.endswith("Its ATen ops on the CPU take 12.000 ms a step in "
+    assert h.what.endswith("Its ATen ops on the CPU take 60% of the profiled steps in "
                            "`me/data.py:65 __getitem__`.")  # fmt: skip
     # At 100 us a launch it is launch-bound still, with CUDA graphs first.
     many = tuple(replace(k, calls_per_run=5.0) for k in kernels)

@@ -52,10 +52,12 @@ def split_places(
     user stack `stack`; the library line is None when `location` is the user's own."""
     code = ""
     if location is not None:
-        # The trace writes the line without its code; the stack's matching entry has it.
-        code = next(
-            (s.code for s in stack if (s.file, s.line) == (location.file, location.line)), ""
-        )
+        # The trace writes the line without its code or function; the stack's matching entry
+        # has them (the function places the line among the profiler's, root_cause.py).
+        same = next((s for s in stack if (s.file, s.line) == (location.file, location.line)), None)
+        if same is not None:
+            code = same.code
+            location = replace(location, function=location.function or same.function)
         if not is_library(location.file):
             return place(location, capture, code), None
     user = user_loc(stack)

@@ -133,15 +133,16 @@ def _syncs_fixed_at(launch_bound: Finding, folded: dict[str, Finding]) -> Findin
 
 def break_gaps_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Finding]:
     """The time between the graphs a break splits is the break's, and on a GPU mostly idle
-    time: launch- and host-bound keep only the idle time outside those gaps (the syncs'
-    is not theirs either), and say so; below their own threshold they are no finding."""
+    time: launch- and host-bound keep only the idle time outside those gaps, and say so;
+    below their own threshold they are no finding."""
     breaks = [f for f in found if f.kind in _BREAKS and f.cost.step_s]
     wall = real.compiled.median_s
     if not breaks or wall <= 0:
         return found
+    # Their idle time has every sync's waits taken out already: the gaps claim at least what
+    # is left of them without any (a lower bound: the waits need not all be in the gaps).
     gaps = sum(f.cost.step_s or 0.0 for f in breaks)
-    waits = sum(f.cost.waited_s or 0.0 for f in breaks)  # already not in their idle time
-    claimed = max(gaps - waits, 0.0)
+    claimed = max(gaps - (real.sync_idle_s or 0.0), 0.0)
     out = []
     for f in found:
         if f.kind not in ("launch_bound", "host_bound") or not f.cost.step_s:
