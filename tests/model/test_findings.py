@@ -376,3 +376,20 @@ def test_a_numpy_function_torch_cannot_trace_gets_a_code_fix():
     (fix,) = hint_fixes((text,), None)
     assert fix.kind == "code" and fix.source == "compilescope"
     assert "no np.polyval" in fix.change and "outside the compiled function" in fix.change
+
+
+def test_what_a_break_is_comes_after_what_to_do_about_it():
+    # torch 2.11's data-dependent branch (GB0170): its first hint says the break is
+    # fundamental, its second names `torch.cond`; the fix to try is the second.
+    from compilescope.model.findings.parts import TorchText
+    from compilescope.model.findings.torch_hints import hint_fixes
+
+    text = TorchText(
+        gb_id="GB0170",
+        gb_type="Data-dependent branching",
+        hints=("This graph break is fundamental - it is unlikely that Dynamo will ever be able "
+               "to trace through your code. Consider finding a workaround.",
+               "Use `torch.cond` to express dynamic control flow."),
+    )  # fmt: skip
+    first, second = hint_fixes((text,), None)
+    assert "torch.cond" in first.change and "fundamental" in second.change

@@ -26,6 +26,9 @@ _NOT_ADVICE = re.compile(
     r"|double check that your code|Please file an issue",
     re.IGNORECASE,
 )
+# Hints that say what the break is rather than what to do: after the advice (torch's data-
+# dependent branch: "This graph break is fundamental ..." came first, `torch.cond` second).
+_STATEMENT = re.compile(r"graph break is fundamental", re.IGNORECASE)
 # `torch._dynamo.config.capture_scalar_outputs = True` in a hint: a setting to try.
 _SET = re.compile(r"(torch\.[\w.]*config)\.(\w+)\s*=\s*(True|False|\d+(?:\.\d+)?)")
 # "Add the logging method to `torch._dynamo.config.ignore_logging_functions`".
@@ -129,6 +132,7 @@ def hint_fixes(
                 changes.append(
                     Fix("code", ours, change=ours, where=at or where, source="compilescope")
                 )
+    changes.sort(key=lambda fix: bool(_STATEMENT.search(fix.change)))  # stable: torch's order
     seen, fixes = set(), []
     for fix in settings + changes:
         if (fix.title, fix.python()) not in seen:  # settings hold dicts: not hashable
