@@ -211,8 +211,40 @@ def test_launches_that_are_mostly_eager_ops_name_the_function_they_run_in(loaded
     (f,) = [f for f in findings(capture) if f.kind == "launch_bound"]
     assert (
         "1544 more launches a step are eager ops, 1536 of them in `me/train.py:70 "
-        "weighted_loss`: batch that code or compile it." in f.what
+        "weighted_loss`: vectorize that code (one op over a whole batch or list of tensors, "
+        "not a Python loop of small ones) or compile it." in f.what
     )
+    assert "parameter tensors" not in f.what  # 1024 and 512 a step: not the 96 parameters'
+
+
+def test_eager_ops_once_per_parameter_name_the_foreach_ops(loaded):
+    # The second blind round's hand-written gradient clipping: pow, sum, add and mul_ once per
+    # parameter tensor (290) every step, in the loop's function.
+    kernels = tuple(
+        KernelTiming("0/0", f"triton_poi_{i}", _sample(5e-6), 1.0, role="forward")
+        for i in range(40)
+    )
+    where = "me/train.py:80 step"
+    eager = tuple(
+        OutsideWork("eager_op", name, 1e-3, 290.0, where=where)
+        for name in ("aten::pow", "aten::sum", "aten::add", "aten::mul_")
+    ) + (OutsideWork("eager_op", "aten::nll_loss_forward", 1e-5, 1.0, where=where),)
+    fused = replace(_adam(fused=True), params=290)
+    capture = _with_real(
+        loaded("gpt2"), busy_s=0.004, kernels=kernels, outside=eager, optimizers=(fused,)
+    )
+    (f,) = [f for f in findings(capture) if f.kind == "launch_bound"]
+    assert "`aten::pow` 290 a step for 290 parameter tensors, `aten::sum` 290 a step" in f.what
+    assert "nll_loss" not in f.what.split("vectorize", 1)[1]
+    assert f.fixes[0].title.startswith("torch's multi-tensor (foreach) ops")
+    assert "clip_grad_norm_(params, max_norm, foreach=True)" in f.fixes[0].change
+    # Calls that are no multiple of the parameter count are no per-parameter loop.
+    odd = tuple(replace(w, calls=401.0) for w in eager)
+    other = _with_real(
+        loaded("gpt2"), busy_s=0.004, kernels=kernels, outside=odd, optimizers=(fused,)
+    )
+    (g,) = [f for f in findings(other) if f.kind == "launch_bound"]
+    assert "parameter tensors" not in g.what and not g.fixes[0].title.startswith("torch's multi")
 
 
 def test_cuda_allocator_calls_every_step_are_named_with_empty_cache(loaded):

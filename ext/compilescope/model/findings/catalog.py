@@ -174,6 +174,21 @@ _ENTRIES = (
         "11.2 ms, bucket_cap_mb=200 12.6 ms, against eager DDP 9.0 ms (H100)",
     ),
     Remedy(
+        "foreach_over_parameters",
+        "torch's multi-tensor (foreach) ops instead of a loop over the parameters",
+        "eager ops launched once per parameter tensor every step: a Python loop over the "
+        "parameters or their gradients (clipping, norms, updates), one small kernel each",
+        "replace the loop with torch's multi-tensor utilities: for clipping "
+        "`torch.nn.utils.clip_grad_norm_(params, max_norm, foreach=True)` (or "
+        "`get_total_norm` and `clip_grads_with_norm_`), for per-tensor arithmetic "
+        "`torch._foreach_mul_`, `torch._foreach_add_`, `torch._foreach_norm`; or compile the "
+        "function that loops (one fused graph over all the tensors)",
+        "foreach ops group the tensors by device and dtype; `torch._foreach_*` are torch's "
+        "own (torch.optim uses them), not a documented public API",
+        "torch.nn.utils.clip_grad_norm_ docs (foreach); torch.optim docs (for-loop, foreach "
+        "and fused implementations)",
+    ),
+    Remedy(
         "cudnn_benchmark",
         "cuDNN's auto-tuner",
         "convolutions a large share of a GPU step with `torch.backends.cudnn.benchmark` off",

@@ -10,7 +10,7 @@ from .parts import Cost, Finding, Fix, Setting
 from .perf import SHOWN_SHARE
 
 if TYPE_CHECKING:
-    from ..measured.timing import RealSteps
+    from ..measured.timing import OutsideWork, RealSteps
 
 # The idle share above which a GPU step is launch- or host-bound: the device waits for the CPU
 # most of the step (issue 31's CNN: 75% between kernels).
@@ -74,6 +74,7 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         f"({launches})."
     )
     placed = [w for w in eager if w.where]
+    per_parameter: list[str] = []
     if eager_calls > calls and placed:
         # Most launches are eager ops: where they run is what to batch or compile (the second
         # blind round's per-sample loss loop: a Python loop over the batch).
@@ -81,8 +82,15 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         same = sum(w.calls for w in placed if w.where == top.where)
         what += (
             f" {eager_calls:.0f} {'more ' if calls else ''}launches a step are eager ops, "
-            f"{same:.0f} of them in `{top.where}`: batch that code or compile it."
+            f"{same:.0f} of them in `{top.where}`: vectorize that code (one op over a whole "
+            "batch or list of tensors, not a Python loop of small ones) or compile it."
         )
+        per_parameter = _per_parameter_ops(real, [w for w in placed if w.where == top.where])
+        if per_parameter:
+            what += (
+                f" {', '.join(per_parameter)}: once per parameter tensor, a loop over the "
+                "parameters or their gradients."
+            )
     cudagraphs = Setting("mode", "compile_kwarg", "reduce-overhead")
     bigger = Fix(
         "code",
@@ -107,6 +115,8 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             ),
             bigger,
         )
+    if per_parameter:
+        fixes = (remedy("foreach_over_parameters").fix(), *fixes)
     syncs = real.syncs_per_step or 0.0
     if syncs >= 1:
         # A host that waits for the device cannot queue the next kernels ahead of it: after
@@ -133,6 +143,27 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             fixes=fixes,
         )
     ]
+
+
+# Below this many parameter tensors, an op's calls matching their count may be chance.
+_PER_PARAMETER_LEAST = 16
+
+
+def _per_parameter_ops(real: RealSteps, ops: list[OutsideWork]) -> list[str]:
+    """The eager ops launched once (or k times) per parameter tensor a step, as
+    "`aten::mul_` 290 a step": a Python loop over the parameters (the second blind round's
+    hand-written gradient clipping: pow, sum, add and mul_ 290 times a step for 290)."""
+    params = max((o.params for o in real.optimizers), default=0)
+    if params < _PER_PARAMETER_LEAST:
+        return []
+    out = []
+    for w in sorted(ops, key=lambda w: -w.calls):
+        ratio = w.calls / params
+        if round(ratio) >= 1 and abs(ratio - round(ratio)) < 0.05:
+            out.append(f"`{w.name}` {w.calls:.0f} a step")
+    if out:
+        out[0] = f"{out[0]} for {params} parameter tensors"
+    return out[:4]
 
 
 def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float) -> Finding:
