@@ -46,6 +46,9 @@ The held-out ResNet-18's first finding, launch-bound, with its own remedy (run 7
 second finding's):
   resnet18_launch a torchvision ResNet-18, batch 16 at 64 px, SGD(momentum, fused=True)
                                                   -> mode="reduce-overhead"
+cuDNN's auto-tuner (the second blind round's conv net was the only one measured):
+  resnet50_cudnn a torchvision ResNet-50, batch 32 at 160 px, fp32, fused SGD, with
+               `torch.backends.cudnn.benchmark` off    -> cudnn.benchmark = True
 A second family for max-autotune (the MLP stack was the only one measured):
   lm_gemm      a GPT-2 (4 x 768, bf16), batch 16 x 512, fused AdamW -> max_autotune_gemm
 
@@ -92,6 +95,7 @@ EXPECTED = {  # the finding kind that names the cause, and the remedy's words in
     "lm_gemm": ("library_matmul", "max_autotune_gemm"),
     "cnn_break": ("graph_break", "ignore_logging_functions"),
     "resnet18_launch": ("launch_bound", "CUDA graphs"),
+    "resnet50_cudnn": ("cudnn_benchmark", "cudnn.benchmark"),
 }
 
 
@@ -277,6 +281,21 @@ def build(loop: str, arm: str):
         model, opt, x, y = _resnet18_sgd(dev, **flags)
         graphs = loop == "resnet18_launch" and arm == "fix"
         compiled = torch.compile(model, mode="reduce-overhead" if graphs else None)
+
+        def step():
+            torch.nn.functional.cross_entropy(compiled(x), y).backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+    elif loop == "resnet50_cudnn":
+        import torchvision
+
+        torch.backends.cudnn.benchmark = arm == "fix"  # off is torch's default
+        model = torchvision.models.resnet50(num_classes=100).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, fused=True)
+        x = torch.randn(32, 3, 160, 160, device=dev)
+        y = torch.randint(0, 100, (32,), device=dev)
+        compiled = torch.compile(model)
 
         def step():
             torch.nn.functional.cross_entropy(compiled(x), y).backward()
