@@ -50,7 +50,9 @@ def test_host_time_goes_to_the_function_whose_outermost_ops_take_it() -> None:
             with torch.profiler.record_function("compilescope::0/0|forward::k"):
                 scale_then_sum(x)  # inside one of our ranges: not the user's host time
     events = prof.profiler.kineto_results.events()
-    times = dict(host_op_time(events, user_functions(events), 4, "compilescope::"))
+    found = host_op_time(events, user_functions(events), 4, "compilescope::")
+    times = {where: seconds for where, seconds, _ in found}
+    assert found[0][2][0][0] == "aten::avg_pool2d"  # its costliest op
     (where,) = times  # avg_pool2d's inner ops (empty, ...) are in its own time, not again
     assert where.endswith(
         f"test_profiler_places.py:{load_sample.__code__.co_firstlineno} load_sample"

@@ -11,6 +11,7 @@ from compilescope.model.findings.ranked import findings, text
 from compilescope.model.findings.speed import SHOWN_SHARE
 from compilescope.model.measured.timing import (
     GraphShare,
+    HostOp,
     HostTime,
     KernelTiming,
     OptimizerSeen,
@@ -186,6 +187,29 @@ def test_a_gpu_idle_far_longer_than_its_launches_take_is_host_bound(loaded):
     (h,) = [f for f in findings(placed) if f.kind == "host_bound"]
     assert h.what.endswith("Its ATen ops on the CPU take 60% of the profiled steps in "
                            "`me/data.py:65 __getitem__`.")  # fmt: skip
+    # Tensors made on the CPU each step and copied to the GPU (the third blind round's noise
+    # drawn with `torch.randn(shape).to(dev)`): made on the device, they cost neither.
+    drawn = (
+        HostTime(
+            "me/train.py:86 step", 0.011, (HostOp("aten::randn", 0.010), HostOp("aten::add", 1e-3))
+        ),
+    )
+    copy = OutsideWork("copy", "host-to-device copy (pageable)", 0.001, 1.0)
+    made = _with_real(
+        loaded("gpt2"), busy_s=0.002, kernels=kernels, outside=(*eager, copy), host_time=drawn
+    )
+    made = compilescope.Capture.from_json(made.to_json())
+    (m,) = [f for f in findings(made) if f.kind == "host_bound"]
+    assert "55% of the profiled steps in `me/train.py:86 step` (`aten::randn` 50%)" in m.what
+    assert (
+        "It makes tensors on the CPU (`aten::randn`) and the step copies 1 tensor a step" in m.what
+    )
+    assert m.fixes[0].title == "create tensors directly on the device"
+    assert "device=x.device" in m.fixes[0].change
+    # Without a copy to the device, making tensors on the host is the host's own business.
+    kept = _with_real(loaded("gpt2"), busy_s=0.002, kernels=kernels, outside=eager, host_time=drawn)
+    (k,) = [f for f in findings(kept) if f.kind == "host_bound"]
+    assert "makes tensors" not in k.what and k.fixes[0].title != m.fixes[0].title
     # At 100 us a launch it is launch-bound still, with CUDA graphs first.
     many = tuple(replace(k, calls_per_run=5.0) for k in kernels)
     busy = _with_real(loaded("gpt2"), busy_s=0.002, kernels=many, outside=eager)

@@ -76,31 +76,41 @@ def _by_op_stacks(events: list[_KinetoEvent]) -> dict[int, str]:
 
 def host_op_time(
     events: list[_KinetoEvent], places: dict[int, str], steps: int, exclude: str
-) -> list[tuple[str, float]]:
-    """The CPU's time per step in ATen ops, by the user's function they ran in, most first:
-    where a host-bound step spends its host time (a dataset's `__getitem__` run inline). Only
-    outermost ops count (an op's calls of other ops are in its time), and none inside a range
-    whose name starts with `exclude` (compilescope's ranges around compiled kernels)."""
+) -> list[tuple[str, float, list[tuple[str, float]]]]:
+    """The CPU's time per step in ATen ops, by the user's function they ran in, most first,
+    with that function's ops by time: where a host-bound step spends its host time (a
+    dataset's `__getitem__` run inline, `torch.randn` on the CPU). Only outermost ops count
+    (an op's calls of other ops are in its time), and none inside a range whose name starts
+    with `exclude` (compilescope's ranges around compiled kernels)."""
     cpu = torch.autograd.DeviceType.CPU
-    by_thread: dict[int, list[tuple[int, int, int, bool]]] = {}
+    by_thread: dict[int, list[tuple[int, int, int, str]]] = {}
     for e in events:
         if e.device_type() != cpu or e.linked_correlation_id() != 0 or e.is_async():
             continue
         name = e.name()
         if name.startswith(("aten::", exclude)):
             by_thread.setdefault(e.start_thread_id(), []).append(
-                (e.start_ns(), e.end_ns(), e.correlation_id(), name.startswith(exclude))
+                (e.start_ns(), e.end_ns(), e.correlation_id(), name)
             )
-    totals: dict[str, int] = {}
+    totals: dict[str, dict[str, int]] = {}  # function -> op -> ns
     for ops in by_thread.values():
         ops.sort(key=lambda op: (op[0], -op[1]))  # an enclosing op before what it encloses
         end = -1
-        for start, stop, correlation, ours in ops:
+        for start, stop, correlation, name in ops:
             if start < end:
                 continue  # inside the last outermost op or range
             end = stop
-            where = None if ours else places.get(correlation)
+            where = None if name.startswith(exclude) else places.get(correlation)
             if where is not None:
-                totals[where] = totals.get(where, 0) + stop - start
-    per_step = [(where, ns / 1e9 / max(steps, 1)) for where, ns in totals.items()]
-    return sorted(per_step, key=lambda item: -item[1])
+                by_op = totals.setdefault(where, {})
+                by_op[name] = by_op.get(name, 0) + stop - start
+    per = 1e9 * max(steps, 1)
+    out = [
+        (
+            where,
+            sum(by_op.values()) / per,
+            sorted(((op, ns / per) for op, ns in by_op.items()), key=lambda item: -item[1]),
+        )
+        for where, by_op in totals.items()
+    ]
+    return sorted(out, key=lambda item: -item[1])

@@ -12,6 +12,7 @@ from ...model.measured.graph_gaps import gaps_between_graphs
 from ...model.measured.timing import (
     GraphGap,
     GraphShare,
+    HostOp,
     HostTime,
     KernelTiming,
     ReadPlace,
@@ -32,6 +33,7 @@ from .profiler_times import (
 REPLAYED = "real steps, torch.profiler (CUDA graph replay)"
 SEP = "|"  # compile id and role in one profiler label: compilescope::<cid>|<role>::<kernel>
 _HOST_PLACES = 5  # the user's functions kept with their host time: the first few say where
+_HOST_OPS = 3  # ... and each one's costliest ops: what it does there
 
 
 def with_role(code: OutputCode, cid: str) -> OutputCode:
@@ -128,8 +130,8 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
         ),
         "outside": tuple(outside_work(events, steps, places)),
         "host_time": tuple(
-            HostTime(where, seconds)
-            for where, seconds in host_op_time(events, places, steps, LABEL)[:_HOST_PLACES]
+            HostTime(where, seconds, tuple(HostOp(op, s) for op, s in ops[:_HOST_OPS]))
+            for where, seconds, ops in host_op_time(events, places, steps, LABEL)[:_HOST_PLACES]
         ),
         "allocator_calls_per_step": malloc_calls / steps,
         "allocator_s": malloc_ns / 1e9 / steps,

@@ -66,6 +66,17 @@ _ENTRIES = (
         f"{TUNING_GUIDE}: enable asynchronous data loading and augmentation",
     ),
     Remedy(
+        "create_on_device",
+        "create tensors directly on the device",
+        "tensor factories (`torch.randn`, `torch.zeros`, ...) taking the host's time in the "
+        "step, their results copied to the device",
+        "pass the device to the factory: `torch.randn(shape, device=x.device)` instead of "
+        "`torch.randn(shape).to(device)`, or `torch.randn_like(x)`; for constants, make them "
+        "once before the loop (a buffer of the module)",
+        "random numbers drawn on the GPU differ from the CPU's for the same seed",
+        f"{TUNING_GUIDE}: create tensors directly on the target device",
+    ),
+    Remedy(
         "keep_cached_memory",
         "let the caching allocator keep its memory",
         "calls to cudaMalloc and cudaFree inside the steps",

@@ -122,12 +122,21 @@ class ReadPlace:
 
 
 @dataclass(frozen=True)
+class HostOp:
+    """One ATen op's CPU time per step in a function of the user's (`HostTime.ops`)."""
+
+    name: str  # "aten::randn"
+    seconds: float  # per step
+
+
+@dataclass(frozen=True)
 class HostTime:
     """The CPU's time per step in ATen ops run by one function of the user's code ("file.py:line
     fn", as `ReadPlace`): where a host-bound step's host time goes (outermost ops only)."""
 
     where: str
     seconds: float  # per step
+    ops: tuple[HostOp, ...] = ()  # its costliest ops, most first
 
 
 @dataclass(frozen=True)
