@@ -352,3 +352,48 @@ def test_a_debugging_backend_left_in_is_said_first_with_the_default_backend_as_t
     assert "captured 1 graph" in first.what and "debugging backend" in first.what
     assert "broke" not in first.what
     assert first.fixes[0].title == "compile with the default backend (Inductor)"
+
+
+class _Checkpointed(torch.nn.Module):
+    """Blocks run through torch.utils.checkpoint: the backward computes their forward again
+    (the inner activations, which the later matmuls' weight gradients need)."""
+
+    def __init__(self, width: int = 512, blocks: int = 2) -> None:
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(
+            torch.nn.Sequential(
+                torch.nn.Linear(width, width),
+                torch.nn.GELU(),
+                torch.nn.Linear(width, width),
+                torch.nn.GELU(),
+                torch.nn.Linear(width, width),
+            )  # fmt: skip
+            for _ in range(blocks)
+        )
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+        return x
+
+
+def test_activation_checkpointing_is_named_with_the_forward_its_backward_repeats():
+    # The third blind round's GPT-2 with gradient checkpointing on while its activations fit
+    # (1.40x without, H200): checkpointing was not named at all.
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = _Checkpointed()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    compiled = torch.compile(model)
+    x = torch.randn(256, 512)
+    with compilescope.capturing(eager_steps=0) as cap:
+        for _ in range(24):
+            compiled(x).pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad()
+    found = only(compilescope.findings(cap.capture), "activation_checkpointing")
+    assert "checkpoints 2 regions of the forward" in found.what
+    assert "4 of its 6 matmuls and convolutions" in found.what, found.what
+    assert found.cost.share is not None and found.cost.share >= 0.10
+    assert found.fixes[0].title == "activation checkpointing only where memory needs it"
+    assert "gradient_checkpointing_disable()" in found.fixes[0].change

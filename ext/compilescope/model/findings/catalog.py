@@ -200,6 +200,21 @@ _ENTRIES = (
         "and fused implementations)",
     ),
     Remedy(
+        "no_checkpointing",
+        "activation checkpointing only where memory needs it",
+        "checkpointed regions in a compiled graph: the backward computes their forward again",
+        "turn it off where the activations fit: `model.gradient_checkpointing_disable()` "
+        "(transformers), or call the blocks directly instead of through "
+        "`torch.utils.checkpoint.checkpoint`; where memory is short, checkpoint fewer blocks, "
+        "or let the partitioner choose what to recompute "
+        "(`torch._functorch.config.activation_memory_budget`)",
+        "activation memory grows by what the regions recomputed instead of saving: the "
+        "partition view shows what the backward keeps; a batch that no longer fits fails with "
+        "out-of-memory",
+        "PyTorch docs: torch.utils.checkpoint; Hugging Face docs: gradient checkpointing "
+        "(slows training by about 20%)",
+    ),
+    Remedy(
         "cudnn_benchmark",
         "cuDNN's auto-tuner",
         "convolutions a large share of a GPU step with `torch.backends.cudnn.benchmark` off",

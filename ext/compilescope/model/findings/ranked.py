@@ -54,6 +54,11 @@ SEVERITY = {
     # time, of which it wins back a part: ranked with a speed finding's severity and a share
     # weighed between channels-last's and a fallback op's.
     "cudnn_benchmark": 40.0,
+    # Its share is an estimate of the forward the backward repeats (findings/checkpointing.py).
+    "activation_checkpointing": 40.0,
+    # A debugging setting in a timed step costs every op and buys nothing there: its fix comes
+    # before any cause whose time it inflates (below the verdict alone).
+    "debug_mode": 500.0,
     "library_matmul": 10.0,
     # From the step budget (findings/budget.py): measured parts whose remedy removes them.
     "host_copies": 40.0,
@@ -86,6 +91,8 @@ SHARE_WEIGHT = {
     # on a bf16 CNN on an H100): ranked as a hot kernel, below causes whose fix removes time.
     "channels_last": 30.0,
     "cudnn_benchmark": 40.0,
+    "activation_checkpointing": 100.0,
+    "debug_mode": 100.0,
     # Its share is the library calls' time, of which max-autotune won back nothing measurable
     # on five MLP steps (twice slower): ranked as the library calls were before it (a
     # fallback op), below causes whose fix removes time.

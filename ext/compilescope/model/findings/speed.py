@@ -13,6 +13,7 @@ from ..capture import Capture
 from ..measured.kernel_table import kernel_rows
 from ..measured.step_budget import device_scale
 from .budget import budget_findings, uncompiled_graphs
+from .checkpointing import checkpoint_findings
 from .convolutions import convolution_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .parts import Cost, Finding, Fix, Setting
@@ -66,6 +67,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *sync_findings(real),
         *allocator_findings(real),
         *convolution_findings(capture, real),
+        *checkpoint_findings(capture, real),
         *budget_findings(capture, real),
     ]
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in VERDICTS]
