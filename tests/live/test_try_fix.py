@@ -119,3 +119,13 @@ def test_the_cudnn_auto_tuner_fix_is_held_and_restored():
         assert torch.backends.cudnn.benchmark is True
         raise RuntimeError("boom")
     assert torch.backends.cudnn.benchmark is before
+
+
+def test_the_step_settings_read_the_debugging_ones():
+    import torch
+    from compilescope.live.timing.step_context import step_settings
+
+    assert step_settings(gpu=False).anomaly_detection is False
+    with torch.autograd.set_detect_anomaly(True):
+        assert step_settings(gpu=False).anomaly_detection is True
+    assert step_settings(gpu=False).anomaly_detection is False

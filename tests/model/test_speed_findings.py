@@ -523,3 +523,31 @@ def test_convolutions_with_cudnns_auto_tuner_off_name_it_above_the_library_fallb
         )
     again = compilescope.Capture.from_json(capture.to_json())
     assert again.timings.real_steps.settings.cudnn_benchmark is False
+
+
+def test_a_debugging_setting_left_on_is_said_first_with_its_waits(loaded):
+    # The third blind round's ResNet-18 trained with anomaly detection on (1.84x without it,
+    # H200): its 66 NaN checks a step read as host syncs in `step`, under launch-bound.
+    settings = StepSettings(anomaly_detection=True)
+    capture = _with_real(
+        loaded("gpt2"), busy_s=0.004, settings=settings, syncs_per_step=66.0,
+        scalar_reads_per_step=65.0, sync_idle_s=0.003,
+    )  # fmt: skip
+    found = findings(capture)
+    first = next(f for f in found if f.kind not in ("compiled_slower", "compiled_not_faster"))
+    assert first.kind == "debug_mode"
+    assert "anomaly detection" in first.what and "set_detect_anomaly(True)" in first.what
+    assert "Its waits: The CPU waits for the GPU 66 times per step" in first.what
+    assert "host_sync" not in _kinds(found)  # one cause, one finding
+    assert "set_detect_anomaly" in first.fixes[0].change
+    assert first.fixes[0].title == "turn debugging APIs off for training"
+    blocking = _with_real(loaded("gpt2"), busy_s=0.004,
+                          settings=StepSettings(launch_blocking=True))  # fmt: skip
+    (b,) = [f for f in findings(blocking) if f.kind == "debug_mode"]
+    assert "CUDA_LAUNCH_BLOCKING=1" in b.what and "anomaly" not in b.what
+    # Off, or not read: nothing said; the syncs are their own finding again.
+    for off in (StepSettings(), None):
+        quiet = _with_real(loaded("gpt2"), busy_s=0.004, settings=off, syncs_per_step=66.0,
+                           scalar_reads_per_step=65.0, sync_idle_s=0.003)  # fmt: skip
+        kinds = _kinds(findings(quiet))
+        assert "debug_mode" not in kinds and "host_sync" in kinds

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import linecache
+import os
 import re
 import sys
 
@@ -48,8 +49,11 @@ def _built_at(name: str) -> tuple[str, int, str]:
 def step_settings(gpu: bool) -> StepSettings:
     """The settings of the moment that decide how fast matmuls and convolutions run."""
     precision = torch.get_float32_matmul_precision()
+    anomaly = bool(torch.is_anomaly_enabled())
     if not gpu:
-        return StepSettings(device_name="cpu", matmul_precision=precision)
+        return StepSettings(
+            device_name="cpu", matmul_precision=precision, anomaly_detection=anomaly
+        )
     index = torch.cuda.current_device()
     major, _minor = torch.cuda.get_device_capability(index)
     return StepSettings(
@@ -58,6 +62,8 @@ def step_settings(gpu: bool) -> StepSettings:
         matmul_precision=precision,
         cudnn_tf32=bool(torch.backends.cudnn.allow_tf32),
         cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
+        anomaly_detection=anomaly,
+        launch_blocking=os.environ.get("CUDA_LAUNCH_BLOCKING", "") not in ("", "0"),
     )
 
 

@@ -200,6 +200,17 @@ _ENTRIES = (
         "and fused implementations)",
     ),
     Remedy(
+        "debugging_off",
+        "turn debugging APIs off for training",
+        "a debugging setting on in the timed steps: autograd's anomaly detection, "
+        "CUDA_LAUNCH_BLOCKING=1",
+        "remove `torch.autograd.set_detect_anomaly(True)` (and `with "
+        "torch.autograd.detect_anomaly():`) from the training run, and unset "
+        "`CUDA_LAUNCH_BLOCKING`; turn them on again only to debug a NaN or a CUDA error",
+        "a NaN or a CUDA error is then reported where it is noticed, not where it was made",
+        f"{TUNING_GUIDE}: disable debugging APIs",
+    ),
+    Remedy(
         "no_checkpointing",
         "activation checkpointing only where memory needs it",
         "checkpointed regions in a compiled graph: the backward computes their forward again",

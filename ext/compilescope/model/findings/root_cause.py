@@ -42,11 +42,23 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
         # Nothing compiled ran: the idle device is the eager code's launches, and the remedy
         # is to compile it (not_compiled's), not CUDA graphs of graphs that never ran.
         found = [f for f in found if f.kind != "launch_bound"]
+    if any(f.kind == "debug_mode" and "anomaly detection" in f.what for f in found):
+        # Anomaly detection's NaN checks are host syncs, a wait per backward op: its waits.
+        found = [_with_syncs(f, found) if f.kind == "debug_mode" else f for f in found]
+        found = [f for f in found if f.kind != "host_sync"]
     real = capture.timings.real_steps if capture.timings is not None else None
     if real is not None:
         found = syncs_to_their_break(found, real)
         found = break_gaps_out_of_idle_time(found, real)
     return found
+
+
+def _with_syncs(debug: Finding, found: list[Finding]) -> Finding:
+    """The debugging finding, with the host-sync finding's waits said in it."""
+    syncs = [f for f in found if f.kind == "host_sync"]
+    if not syncs:
+        return debug
+    return replace(debug, what=f"{debug.what} Its waits: {syncs[0].what}")
 
 
 def eager_ops_to_their_cause(found: list[Finding]) -> list[Finding]:

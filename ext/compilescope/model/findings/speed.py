@@ -15,6 +15,7 @@ from ..measured.step_budget import device_scale
 from .budget import budget_findings, uncompiled_graphs
 from .checkpointing import checkpoint_findings
 from .convolutions import convolution_findings
+from .debug_settings import debug_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
@@ -61,6 +62,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         verdicts = [f for f in verdicts if f.kind != "compiled_not_faster"]
     found = [
         *verdicts,
+        *debug_findings(real),
         *_optimizer_findings(capture, real),
         *launch_bound_findings(capture, real),
         *_tf32_findings(capture, real),
