@@ -99,6 +99,20 @@ def test_recompile_names_the_guard_and_suggests_dynamic(loaded):
     assert [(s.target, s.op, s.value) for s in dynamic.settings] == [
         ("dynamic", "compile_kwarg", True)
     ]
+    # Under CUDA graphs (mode="reduce-overhead") each distinct size records a graph, dynamic
+    # or not: padding to fixed sizes comes first (the third blind round's batches padded to
+    # their longest sequence, 48x slower; pytorch/pytorch#188150).
+    graphed = replace(
+        loaded("recompile"),
+        compiles=tuple(
+            replace(c, metrics={**c.metrics, "inductor_config": '{"triton.cudagraphs": true}'})
+            for c in loaded("recompile")
+        ),
+    )
+    (g,) = of_kind(findings(graphed), "recompile")
+    assert "each distinct size records a graph of its own" in g.what
+    assert g.fixes[0].title == "pad inputs to fixed sizes" and "max_length" in g.fixes[0].change
+    assert [x.title for x in g.fixes[1:]] == [mark.title, dynamic.title]
     assert guard_of("3/1: tensor 'y' size mismatch at index 1. expected 8, actual 9") == (
         "tensor 'y' size mismatch at index 1"
     )

@@ -200,6 +200,18 @@ _ENTRIES = (
         "and fused implementations)",
     ),
     Remedy(
+        "fixed_sizes",
+        "pad inputs to fixed sizes",
+        "size recompiles of compiles that run as CUDA graphs: each distinct size records a "
+        "graph of its own",
+        "pad every batch to one fixed length (`tokenizer(..., padding='max_length', "
+        "max_length=512)`), or to a few buckets (`pad_to_multiple_of=64`, or sort and bucket "
+        "by length), so each size is recorded once and replayed",
+        "padding computes on pad tokens (mask them in the loss); longer pads cost compute",
+        "torch.compile docs: CUDA graph trees (dynamic shapes record a graph per distinct "
+        "size); pytorch/pytorch#188150",
+    ),
+    Remedy(
         "debugging_off",
         "turn debugging APIs off for training",
         "a debugging setting on in the timed steps: autograd's anomaly detection, "

@@ -9,6 +9,7 @@ from ...common import human_bytes
 from ..capture import Capture
 from .breaks import break_findings
 from .compile_time import compile_time_findings
+from .cudagraph_sizes import padded_sizes_first
 from .parts import Finding
 from .perf import (
     fallback_findings,
@@ -185,6 +186,7 @@ def findings(capture: Capture, registry: Registry | None = None) -> Findings:
         *speed_findings(capture),
     ]
     found = onto_their_causes(found, capture)
+    found = padded_sizes_first(found, capture)
     ranked = [replace(f, score=score(f)) for f in found]
     ranked.sort(key=lambda f: (-f.score, f.key))
     return Findings(ranked)
