@@ -10,7 +10,7 @@ from .parts import Cost, Finding, Fix, Setting
 from .perf import SHOWN_SHARE
 
 if TYPE_CHECKING:
-    from ..measured.timing import HostTime, OutsideWork, RealSteps
+    from ..measured.timing import OutsideWork, RealSteps
 
 # The idle share above which a GPU step is launch- or host-bound: the device waits for the CPU
 # most of the step (issue 31's CNN: 75% between kernels).
@@ -180,7 +180,7 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
     # the profiled steps, slower than the clean ones: said as a share of those.
     profiled = real.split_wall.median_s if real.split_wall is not None else wall
     shown = [h for h in real.host_time if h.seconds >= _HOST_PLACE_SHARE * profiled][:3]
-    fixes: tuple[Fix, ...] = (remedy("host_work_off_the_step").fix(),)
+    fixes = (remedy("host_work_off_the_step").fix(),)
     if shown:
         what += (
             " Its ATen ops on the CPU take "
@@ -195,10 +195,6 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
             )
             + "."
         )
-        made = _made_on_the_host(real, shown[0])
-        if made:
-            what += made
-            fixes = (remedy("create_on_device").fix(), *fixes)
     return Finding(
         kind="host_bound",
         what=what,
@@ -210,31 +206,6 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
             note="wall time per step the GPU ran no kernel (outside the optimizer and syncs)",
         ),
         fixes=fixes,
-    )
-
-
-# ATen's tensor factories: on the CPU, a tensor made each step for the GPU is made, then copied.
-_FACTORIES = frozenset({
-    "aten::randn", "aten::rand", "aten::randint", "aten::randperm", "aten::normal",
-    "aten::normal_", "aten::uniform_", "aten::random_", "aten::bernoulli", "aten::bernoulli_",
-    "aten::empty", "aten::zeros", "aten::ones", "aten::full", "aten::arange", "aten::linspace",
-    "aten::eye", "aten::randn_like", "aten::rand_like", "aten::zeros_like", "aten::ones_like",
-})  # fmt: skip
-
-
-def _made_on_the_host(real: RealSteps, top: HostTime) -> str:
-    """What to say where the host's busiest function spends most of its time making tensors
-    (`torch.randn(shape)`) and the step copies to the device: they could be made there."""
-    made = sum(op.seconds for op in top.ops if op.name in _FACTORIES)
-    copies = [w for w in real.outside if w.kind == "copy" and w.name.startswith("host-to-device")]
-    if not copies or made < 0.5 * top.seconds:
-        return ""
-    names = ", ".join(f"`{op.name}`" for op in top.ops if op.name in _FACTORIES)
-    calls = sum(w.calls for w in copies)
-    return (
-        f" It makes tensors on the CPU ({names}) and the step copies "
-        f"{calls:.0f} tensor{'' if round(calls) == 1 else 's'} a step to the GPU: made there, "
-        "they cost neither."
     )
 
 

@@ -30,6 +30,7 @@ KINDS = (
     "cudnn_benchmark",  # convolutions on a GPU with cuDNN's auto-tuner off
     "activation_checkpointing",  # checkpointed regions: the backward repeats their forward
     "debug_mode",  # a debugging setting left on (anomaly detection, CUDA_LAUNCH_BLOCKING)
+    "host_tensors",  # tensors made on the CPU every step and copied to the GPU
 )
 
 # Setting operations (see Setting).

@@ -145,16 +145,19 @@ def _syncs_fixed_at(launch_bound: Finding, folded: dict[str, Finding]) -> Findin
 
 def break_gaps_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Finding]:
     """The time between the graphs a break splits is the break's, and on a GPU mostly idle
-    time: launch- and host-bound keep only the idle time outside those gaps, and say so;
-    below their own threshold they are no finding."""
+    time, as is the host's time making tensors for the device: launch- and host-bound keep
+    only the idle time outside those, and say so; below their own threshold they are no
+    finding."""
     breaks = [f for f in found if f.kind in _BREAKS and f.cost.step_s]
+    made = sum(f.cost.step_s or 0.0 for f in found if f.kind == "host_tensors")
     wall = real.compiled.median_s
-    if not breaks or wall <= 0:
+    if not (breaks or made) or wall <= 0:
         return found
     # Their idle time has every sync's waits taken out already: the gaps claim at least what
-    # is left of them without any (a lower bound: the waits need not all be in the gaps).
+    # is left of them without any (a lower bound: the waits need not all be in the gaps). The
+    # host's time making tensors for the device is idle time too, the GPU waiting for them.
     gaps = sum(f.cost.step_s or 0.0 for f in breaks)
-    claimed = max(gaps - (real.sync_idle_s or 0.0), 0.0)
+    claimed = max(gaps - (real.sync_idle_s or 0.0), 0.0) + made
     out = []
     for f in found:
         if f.kind not in ("launch_bound", "host_bound") or not f.cost.step_s:
@@ -167,7 +170,8 @@ def break_gaps_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[F
             replace(
                 f,
                 what=f"{f.what} Of the idle time, {min(claimed, f.cost.step_s) * 1e3:.3f} ms "
-                "is between the graphs that graph breaks split: counted with those breaks.",
+                "is counted with the findings that cause it (the graphs that breaks split, "
+                "tensors made on the host).",
                 cost=replace(f.cost, step_s=rest, share=rest / wall),
             )
         )

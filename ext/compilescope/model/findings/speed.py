@@ -16,6 +16,7 @@ from .budget import budget_findings, uncompiled_graphs
 from .checkpointing import checkpoint_findings
 from .convolutions import convolution_findings
 from .debug_settings import debug_findings
+from .host_tensors import host_tensor_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
@@ -68,6 +69,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *_tf32_findings(capture, real),
         *sync_findings(real),
         *allocator_findings(real),
+        *host_tensor_findings(real),
         *convolution_findings(capture, real),
         *checkpoint_findings(capture, real),
         *budget_findings(capture, real),
