@@ -397,3 +397,20 @@ def test_activation_checkpointing_is_named_with_the_forward_its_backward_repeats
     assert found.cost.share is not None and found.cost.share >= 0.10
     assert found.fixes[0].title == "activation checkpointing only where memory needs it"
     assert "gradient_checkpointing_disable()" in found.fixes[0].change
+
+
+def test_a_compile_made_with_cuda_graphs_on_says_so_in_its_metrics():
+    # torch logs a compile's Inductor config after mode="reduce-overhead"'s patch is undone
+    # (it reads triton.cudagraphs False): the capture hears the flag while Inductor compiles.
+    torch._dynamo.reset()
+
+    def f(x):
+        return torch.sin(x) * 2
+
+    with compilescope.capturing(real_steps=0) as cap:
+        torch.compile(f, mode="reduce-overhead")(torch.randn(8))
+    (c,) = cap.capture.compiles
+    assert c.metrics.get("cudagraphs") is True
+    with compilescope.capturing(real_steps=0) as plain:
+        torch.compile(f, dynamic=False)(torch.randn(9))
+    assert all("cudagraphs" not in c.metrics for c in plain.capture.compiles)

@@ -99,17 +99,32 @@ def test_recompile_names_the_guard_and_suggests_dynamic(loaded):
     assert [(s.target, s.op, s.value) for s in dynamic.settings] == [
         ("dynamic", "compile_kwarg", True)
     ]
+
     # Under CUDA graphs (mode="reduce-overhead") each distinct size records a graph, dynamic
     # or not: padding to fixed sizes comes first (the third blind round's batches padded to
     # their longest sequence, 48x slower; pytorch/pytorch#188150).
-    graphed = replace(
-        loaded("recompile"),
-        compiles=tuple(
-            replace(c, metrics={**c.metrics, "inductor_config": '{"triton.cudagraphs": true}'})
-            for c in loaded("recompile")
-        ),
-    )
-    (g,) = of_kind(findings(graphed), "recompile")
+    def graphed(on_gpu: bool):
+        def kernels(c):
+            return tuple(
+                replace(o, kernels=tuple(replace(k, language="triton") for k in o.kernels))
+                for o in c.output_code
+            )
+
+        return replace(
+            loaded("recompile"),
+            compiles=tuple(
+                replace(
+                    c,
+                    metrics={**c.metrics, "cudagraphs": True},
+                    output_code=kernels(c) if on_gpu else c.output_code,
+                )
+                for c in loaded("recompile")
+            ),
+        )
+
+    (cpu,) = of_kind(findings(graphed(False)), "recompile")  # Inductor skips them on a CPU
+    assert cpu.fixes[0].title == mark.title
+    (g,) = of_kind(findings(graphed(True)), "recompile")
     assert "each distinct size records a graph of its own" in g.what
     assert g.fixes[0].title == "pad inputs to fixed sizes" and "max_length" in g.fixes[0].change
     assert [x.title for x in g.fixes[1:]] == [mark.title, dynamic.title]

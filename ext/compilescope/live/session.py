@@ -19,6 +19,7 @@ from ..trace.notebook_cells import notebook_cell, typed_cell
 from ..trace.output_code import split_output_code
 from . import interrupts, torch_bridge, torch_support, torch_words
 from .compiled_code.autotune_log import AutotuneRecords, hearing_autotune, with_autotune_records
+from .compiled_code.cudagraphs import cudagraphs_on, with_cudagraphs
 from .compiled_code.lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
 from .compiled_code.module_paths import with_module_paths
 from .compiled_code.triton_ir import with_autotune_choices, with_triton_ir
@@ -65,6 +66,7 @@ class CaptureSession:
         # compile id -> node -> module, for the joint graph's names (forward and backward)
         self.joint_paths: dict[str, dict[str, str]] = {}
         self.post_grad_paths: dict[str, list[dict[str, str]]] = {}  # one per post-grad graph
+        self.cudagraphs: set[str] = set()  # compile ids Inductor compiled with CUDA graphs on
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
         # Time the compiled graphs after the code ran: True (time-boxed), an int (exactly that
         # many timed runs per measurement), or False.
@@ -106,6 +108,12 @@ class CaptureSession:
 
     def _sink(self, metadata: dict[str, Any], payload: str | None) -> None:
         self._records.append((metadata, payload))
+        if event_name(metadata) == "inductor_output_code" and cudagraphs_on():
+            # Heard inside Inductor's compile, where mode="reduce-overhead" patches its config
+            # (a warm capture has no graph-pass hooks: the trace is what it always hears).
+            compile_id = torch_bridge.current_compile_id()
+            if compile_id is not None:
+                self.cudagraphs.add(compile_id)
         if self._on_event is not None:
             try:
                 self._on_event(event_name(metadata) or "", metadata)
@@ -241,6 +249,7 @@ class CaptureSession:
             ("the autotuner's records", lambda c: with_autotune_records(c, self._autotune)),
             ("the partition lab", lambda c: with_partition_labs(c, self.joints, self._no_lab())),
             ("memory held for backward", lambda c: with_held_memory(c, self.held)),
+            ("CUDA graphs", lambda c: with_cudagraphs(c, self.cudagraphs)),
             (
                 "module paths",
                 lambda c: with_module_paths(

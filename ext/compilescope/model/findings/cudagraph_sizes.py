@@ -16,7 +16,12 @@ def padded_sizes_first(found: list[Finding], capture: Capture) -> list[Finding]:
     dynamic size still records one CUDA graph per distinct size (torch warns past
     `triton.cudagraph_dynamic_shape_warn_limit`), and a size seen once is recorded, never
     replayed (pytorch/pytorch#188150: a batch padded to its longest sequence, 48x slower)."""
-    graphed = {str(c.id) for c in capture if _cudagraphs(c)}
+    # (On a CPU, mode="reduce-overhead" sets the flag too, and Inductor skips CUDA graphs.)
+    graphed = {
+        str(c.id)
+        for c in capture
+        if _cudagraphs(c) and any(k.language == "triton" for k in c.kernels)
+    }
     if not graphed:
         return found
     out = []
@@ -33,7 +38,10 @@ def padded_sizes_first(found: list[Finding], capture: Capture) -> list[Finding]:
 
 
 def _cudagraphs(c: Compile) -> bool:
-    """Whether the compile ran with CUDA graphs on (its logged Inductor config)."""
+    """Whether the compile ran with CUDA graphs on: as a live capture heard it while Inductor
+    compiled (`cudagraphs`), else its logged Inductor config (where a global setting is)."""
+    if c.metrics.get("cudagraphs") is True:
+        return True
     raw = c.metrics.get("inductor_config")
     if not isinstance(raw, str) or "triton.cudagraphs" not in raw:
         return False
