@@ -414,3 +414,30 @@ def test_a_compile_made_with_cuda_graphs_on_says_so_in_its_metrics():
     with compilescope.capturing(real_steps=0) as plain:
         torch.compile(f, dynamic=False)(torch.randn(9))
     assert all("cudagraphs" not in c.metrics for c in plain.capture.compiles)
+
+
+def test_a_teacher_run_with_grad_is_named_by_the_backward_no_optimizer_uses():
+    # The third blind round's distillation loop: the teacher's forward ran with autograd on,
+    # so the backward went through it (1.66x under torch.no_grad(), H200); it was not named.
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+
+    def mlp(width: int, depth: int) -> torch.nn.Sequential:
+        layers = [m for _ in range(depth) for m in (torch.nn.Linear(width, width), torch.nn.GELU())]
+        return torch.nn.Sequential(*layers)
+
+    teacher, student = mlp(512, 4), mlp(512, 1)
+    opt = torch.optim.SGD(student.parameters(), lr=0.01)
+    cteacher, cstudent = torch.compile(teacher), torch.compile(student)
+    x = torch.randn(256, 512)
+    with compilescope.capturing(eager_steps=0) as cap:
+        for _ in range(24):
+            loss = (cstudent(x) - cteacher(x)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+    found = only(compilescope.findings(cap.capture), "unused_gradients")
+    assert "gradients for 8 parameter tensors that no optimizer updates" in found.what
+    assert "your optimizers step 2" in found.what
+    assert found.fixes[0].title == "run a frozen model without autograd"
+    assert "torch.no_grad()" in found.fixes[0].change

@@ -223,6 +223,17 @@ _ENTRIES = (
         f"{TUNING_GUIDE}: disable debugging APIs",
     ),
     Remedy(
+        "frozen_without_grad",
+        "run a frozen model without autograd",
+        "a compiled backward that computes gradients for parameters no optimizer updates",
+        "run the frozen model's forward under `with torch.no_grad():` (or "
+        "`torch.inference_mode()`), or freeze it once: `teacher.requires_grad_(False)` and "
+        "`teacher.eval()`; its outputs then need no `.detach()`",
+        "no gradient can flow into that model any more: only for models you do not train",
+        "PyTorch knowledge distillation tutorial (the teacher under torch.no_grad()); "
+        f"{TUNING_GUIDE}",
+    ),
+    Remedy(
         "no_checkpointing",
         "activation checkpointing only where memory needs it",
         "checkpointed regions in a compiled graph: the backward computes their forward again",

@@ -31,6 +31,7 @@ KINDS = (
     "activation_checkpointing",  # checkpointed regions: the backward repeats their forward
     "debug_mode",  # a debugging setting left on (anomaly detection, CUDA_LAUNCH_BLOCKING)
     "host_tensors",  # tensors made on the CPU every step and copied to the GPU
+    "unused_gradients",  # a backward computing gradients no optimizer updates
 )
 
 # Setting operations (see Setting).

@@ -1,0 +1,69 @@
+"""Gradients the backward computes that no optimizer uses: a model run only for its outputs (a teacher, a frozen encoder) with autograd on."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..capture import Capture
+from ..compile import Compile
+from .catalog import remedy
+from .parts import Cost, Finding
+from .places import frame_of, frame_places
+
+if TYPE_CHECKING:
+    from ..measured.timing import RealSteps
+
+
+def unused_gradient_findings(capture: Capture, real: RealSteps) -> list[Finding]:
+    """Compiles whose backward ran in the steps, beside the one whose parameters the optimizers
+    update: when the optimizers hold as many parameter tensors as one compile's forward takes,
+    the others' backward computes gradients nobody steps (the third blind round's distillation
+    teacher run with grad: 1.66x under `torch.no_grad()`). Their backward's measured time is
+    the cost."""
+    stepped = sum(o.params for o in real.optimizers)
+    backward = {g.compile_id: g.seconds for g in real.graphs if g.role == "backward"}
+    compiles = [c for c in capture if str(c.id) in backward]
+    if not stepped or len(compiles) < 2:
+        return []
+    params = {str(c.id): _parameters(c) for c in compiles}
+    trained = [cid for cid, n in params.items() if n == stepped]
+    if len(trained) != 1:
+        return []  # which compile the optimizers train is not told by the counts
+    extra = [c for c in compiles if str(c.id) not in trained and params[str(c.id)]]
+    if not extra:
+        return []
+    wall = real.compiled.median_s
+    found = []
+    for c in extra:
+        seconds = backward[str(c.id)]
+        what = (
+            f"{c.id}'s backward computes gradients for {params[str(c.id)]} parameter tensors "
+            f"that no optimizer updates ({seconds * 1e3:.3f} ms a step, {seconds / wall:.0%}): "
+            f"your optimizers step {stepped}, the parameters of {trained[0]}. A model run only "
+            "for its outputs (a teacher, a frozen encoder, a reference model) runs with autograd "
+            "on: its forward saves activations and the backward goes through it."
+        )
+        found.append(
+            Finding(
+                kind="unused_gradients",
+                what=what,
+                key=f"unused_gradients:{c.id}",
+                user=frame_places(frame_of(capture, c), capture)[0],
+                compile_ids=(str(c.id),),
+                cost=Cost(
+                    step_s=seconds,
+                    share=seconds / wall,
+                    note="that compile's backward time per step",
+                ),
+                fixes=(remedy("frozen_without_grad").fix(),),
+            )
+        )
+    return found
+
+
+def _parameters(c: Compile) -> int:
+    """The parameter tensors the compile's Dynamo graph takes (`L['self']...parameters...`)."""
+    g = c.graph("dynamo_output_graph")
+    if g is None:
+        return 0
+    return sum(1 for n in g.nodes if n.op == "placeholder" and "_parameters_" in n.name)
