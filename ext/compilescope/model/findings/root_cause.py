@@ -49,7 +49,7 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
     real = capture.timings.real_steps if capture.timings is not None else None
     if real is not None:
         found = syncs_to_their_break(found, real)
-        found = break_gaps_out_of_idle_time(found, real)
+        found = claimed_out_of_idle_time(found, real)
     return found
 
 
@@ -143,7 +143,7 @@ def _syncs_fixed_at(launch_bound: Finding, folded: dict[str, Finding]) -> Findin
     return replace(launch_bound, fixes=(at, *fixes))
 
 
-def break_gaps_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Finding]:
+def claimed_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Finding]:
     """The time between the graphs a break splits is the break's, and on a GPU mostly idle
     time, as is the host's time making tensors for the device: launch- and host-bound keep
     only the idle time outside those, and say so; below their own threshold they are no
@@ -165,7 +165,7 @@ def break_gaps_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[F
             continue
         rest = max(f.cost.step_s - claimed, 0.0)
         if rest / wall < IDLE_SHARE:
-            continue  # the breaks account for it
+            continue  # the findings that cause it account for it
         out.append(
             replace(
                 f,
