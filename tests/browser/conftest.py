@@ -154,7 +154,15 @@ def answer_select_kernel(page, name: str) -> None:
             stacklevel=1,
         )
         select = dialog.locator("select")
-        ours = [t for t in select.locator("option").all_inner_texts() if t.startswith(f"{name} (")]
+        # Lab fills the running sessions' options after it shows the dialog: accepted before,
+        # it started a new kernel instead (a clean-clone run failed on the kernel's id).
+        ours: list[str] = []
+        for _ in range(50):
+            texts = select.locator("option").all_inner_texts()
+            ours = [t for t in texts if t.startswith(f"{name} (")]
+            if ours:
+                break
+            page.wait_for_timeout(100)
         if ours:
             select.select_option(label=ours[0])
         dialog.locator("button.jp-mod-accept").click()
