@@ -122,6 +122,12 @@ def test_recompile_names_the_guard_and_suggests_dynamic(loaded):
             ),
         )
 
+    from compilescope.model.findings.cudagraph_sizes import _cudagraphs
+
+    first = loaded("recompile").compiles[0]
+    for config, on in (('{"a": 1, "triton.cudagraphs": true}', True),
+                       ('{"triton.cudagraphs": false, "b": true}', False)):  # fmt: skip
+        assert _cudagraphs(replace(first, metrics={"inductor_config": config})) is on
     (cpu,) = of_kind(findings(graphed(False)), "recompile")  # Inductor skips them on a CPU
     assert cpu.fixes[0].title == mark.title
     (g,) = of_kind(findings(graphed(True)), "recompile")
