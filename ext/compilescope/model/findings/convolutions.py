@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..capture import Capture
-from ..measured.kernel_table import kernel_rows
-from ..measured.step_budget import device_scale
 from .catalog import remedy
 from .parts import Cost, Finding, Fix
-from .perf import op_of
+from .perf import library_time
 
 if TYPE_CHECKING:
     from ..measured.timing import RealSteps
@@ -26,16 +24,10 @@ def _cudnn_benchmark(capture: Capture, real: RealSteps) -> list[Finding]:
     s = real.settings
     if s is None or s.cudnn_benchmark is not False:
         return []  # on, or not read (captures before it was recorded)
-    step_s = 0.0
-    ids: list[str] = []
-    for row in kernel_rows(capture):
-        op, _aten = op_of(row["kernel"])
-        if op.startswith("convolution"):  # the forward's and convolution_backward
-            step_s += row["per_step_s"] or 0.0
-            ids.append(row["compile_id"])
+    # The forward's convolutions and convolution_backward.
+    step_s, ids = library_time(capture, real, lambda op, _: op.startswith("convolution"))
     if not ids:
         return []
-    step_s *= device_scale(real)
     share = step_s / real.compiled.median_s
     what = (
         f"Convolutions (cuDNN) take {step_s * 1e3:.3f} ms per step ({share:.0%} of the step) "
@@ -48,7 +40,7 @@ def _cudnn_benchmark(capture: Capture, real: RealSteps) -> list[Finding]:
             kind="cudnn_benchmark",
             what=what,
             key="cudnn_benchmark",
-            compile_ids=tuple(dict.fromkeys(ids)),
+            compile_ids=ids,
             cost=Cost(step_s=step_s, share=share, note="convolutions' time per step"),
             fixes=(remedy("cudnn_benchmark").fix(),),
         )
@@ -56,18 +48,11 @@ def _cudnn_benchmark(capture: Capture, real: RealSteps) -> list[Finding]:
 
 
 def _channels_last(capture: Capture, real: RealSteps) -> list[Finding]:
-    if not real.device.startswith("cuda"):
-        return []
-    step_s = 0.0
-    ids: list[str] = []
-    for row in kernel_rows(capture):
-        op, _aten = op_of(row["kernel"])
-        if op.startswith("convolution") and _nchw(capture, row["compile_id"]):
-            step_s += row["per_step_s"] or 0.0
-            ids.append(row["compile_id"])
+    step_s, ids = library_time(
+        capture, real, lambda op, cid: op.startswith("convolution") and _nchw(capture, cid)
+    )
     if not ids:
         return []
-    step_s *= device_scale(real)
     share = step_s / real.compiled.median_s
     what = (
         f"Convolutions run on NCHW (channels-first) tensors: {step_s * 1e3:.3f} ms per step "
@@ -80,7 +65,7 @@ def _channels_last(capture: Capture, real: RealSteps) -> list[Finding]:
             kind="channels_last",
             what=what,
             key="channels_last",
-            compile_ids=tuple(dict.fromkeys(ids)),
+            compile_ids=ids,
             cost=Cost(step_s=step_s, share=share, note="convolutions' time per step"),
             fixes=(
                 Fix(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...common import human_bytes
 from ..capture import Capture
@@ -15,6 +16,9 @@ from ..measured.step_budget import device_scale
 from ..place import Place
 from .parts import Cost, Finding, Fix, Setting
 from .places import frame_of, frame_places, place, user_loc
+
+if TYPE_CHECKING:
+    from ..measured.timing import RealSteps
 
 # Library calls Inductor makes on purpose (BLAS, cuDNN): max-autotune can race its own
 # templates against them on a GPU.
@@ -62,6 +66,21 @@ def op_of(kernel: str) -> tuple[str, bool]:
         rest = parts[parts.index("aten") + 1 :]
         return (rest[0] if rest else kernel), True
     return kernel, False
+
+
+def library_time(
+    capture: Capture, real: RealSteps, keep: Callable[[str, str], bool]
+) -> tuple[float, tuple[str, ...]]:
+    """The time per step of the library ops `keep(op, compile_id)` picks, scaled as the step
+    budget's parts (never more than the step), and the compile ids they ran in."""
+    step_s = 0.0
+    ids: list[str] = []
+    for row in kernel_rows(capture):
+        op, _aten = op_of(row["kernel"])
+        if keep(op, row["compile_id"]):
+            step_s += row["per_step_s"] or 0.0
+            ids.append(row["compile_id"])
+    return step_s * device_scale(real), tuple(dict.fromkeys(ids))
 
 
 def fallback_findings(capture: Capture) -> list[Finding]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..capture import Capture
-from ..measured.kernel_table import kernel_rows
-from ..measured.step_budget import device_scale
 from .budget import budget_findings, uncompiled_graphs
 from .checkpointing import checkpoint_findings
 from .convolutions import convolution_findings
@@ -19,7 +17,7 @@ from .debug_settings import debug_findings
 from .host_tensors import host_tensor_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .parts import Cost, Finding, Fix, Setting
-from .perf import LIBRARY_MATMULS, SHOWN_SHARE, op_of
+from .perf import LIBRARY_MATMULS, SHOWN_SHARE, library_time
 from .places import optimizer_place
 from .unused_gradients import unused_gradient_findings
 from .verdict import VERDICTS, verdict_findings
@@ -166,16 +164,11 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     s = real.settings
     if s is None or not s.tf32_capable or s.matmul_precision != "highest":
         return []
-    step_s = 0.0
-    ids: list[str] = []
-    for row in kernel_rows(capture):
-        op, _aten = op_of(row["kernel"])
-        if op in LIBRARY_MATMULS and _is_fp32(capture, row["compile_id"], op):
-            step_s += row["per_step_s"] or 0.0
-            ids.append(row["compile_id"])
+    step_s, ids = library_time(
+        capture, real, lambda op, cid: op in LIBRARY_MATMULS and _is_fp32(capture, cid, op)
+    )
     if not ids:
         return []
-    step_s *= device_scale(real)  # as the budget's parts: never more than the step
     share = step_s / real.compiled.median_s
     setting = Setting("torch.backends.cuda.matmul.allow_tf32", "set", True)
     what = (
@@ -188,7 +181,7 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             kind="fp32_matmul",
             what=what,
             key="fp32_matmul",
-            compile_ids=tuple(dict.fromkeys(ids)),
+            compile_ids=ids,
             cost=Cost(step_s=step_s, share=share, note="fp32 library matmuls' time per step"),
             fixes=(
                 Fix(
