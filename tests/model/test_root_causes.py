@@ -110,3 +110,108 @@ def test_launch_bound_time_all_between_broken_graphs_is_no_finding_of_its_own():
              for f in _found()]  # fmt: skip
     kinds = [f.kind for f in onto_their_causes(small, capture)]
     assert "launch_bound" not in kinds and "data_dependent" in kinds
+
+
+# The third blind round's `logger.debug` in 12 blocks, as the H200 capture held it: the model's
+# `forward` (line 89) fell back to eager (a break in its loop), so each block's `forward` (line
+# 65, called at line 93) compiled on its own, once per `self.idx`, until the limit.
+LM = "/home/me/lm.py"
+
+
+def _lm_capture(eager_calls: float) -> compilescope.Capture:
+    from compilescope.model.compile import Compile, Frame
+    from compilescope.model.compile_id import CompileId
+    from compilescope.model.measured.timing import KernelTiming, OutsideWork
+
+    block_stack = (Place(LM, 121, "step"), Place(LM, 93, "forward"), Place(LM, 65, "forward"))
+    model = Compile(CompileId(frame_id=0, frame_compile_id=0), Frame("forward", LM, 89),
+                    failure="graph break in loop")  # fmt: skip
+    blocks = tuple(
+        Compile(CompileId(frame_id=1, frame_compile_id=i), Frame("forward", LM, 65, block_stack))
+        for i in range(8)
+    )
+    real = RealSteps(
+        device="cuda:0",
+        compiled=Sample(0.025, 0.025, 0.025, 10),
+        busy_s=0.0034,
+        kernels=(KernelTiming("2/0", "triton_fused_0", Sample(4e-6, 4e-6, 4e-6, 10), 368.0),),
+        outside=(
+            OutsideWork("eager_op", "aten::addmm", 0.0001, eager_calls / 2, where="me/lm.py:65 forward"),
+            OutsideWork("eager_op", "aten::mm", 0.0003, eager_calls / 2, where="me/lm.py:121 step"),
+        ),
+    )  # fmt: skip
+    return compilescope.Capture((model, *blocks), timings=Timings(device="cuda:0", real_steps=real))
+
+
+def _lm_found() -> list[Finding]:
+    logging_fix = Fix("setting", "ignore the logging call", change="ignore_logging_functions")
+    eager = Finding("eager_frame", "The logging call makes `forward` fall back to eager.",
+                    "eager_frame:log", user=Place(LM, 67, "forward"), compile_ids=("0/0", "1/0"),
+                    fixes=(logging_fix,))  # fmt: skip
+    limit = Finding("recompile_limit", "`forward` hit the recompile limit (8).", "limit",
+                    user=Place(LM, 65, "forward"), compile_ids=tuple(f"1/{i}" for i in range(8)),
+                    fixes=(Fix("code", "keep `self.idx` in a tensor buffer"),))  # fmt: skip
+    cudagraphs = Fix(
+        "setting", "CUDA graphs", (Setting("mode", "compile_kwarg", "reduce-overhead"),)
+    )
+    launch = Finding("launch_bound", "The GPU is idle.", "launch_bound",
+                     cost=Cost(step_s=0.0215, share=0.86), fixes=(cudagraphs,))  # fmt: skip
+    return [launch, eager, limit]
+
+
+def test_a_frame_at_the_limit_under_an_eager_frame_and_its_eager_launches_are_the_breaks():
+    found = onto_their_causes(_lm_found(), _lm_capture(eager_calls=277.0))
+    kinds = [f.kind for f in found]
+    assert "recompile_limit" not in kinds  # said within the eager frame: one cause
+    eager = next(f for f in found if f.kind == "eager_frame")
+    assert "the frames it calls compile on their own" in eager.what
+    assert "`forward` hit the recompile limit (8)." in eager.what
+    assert [x.title for x in eager.fixes] == ["ignore the logging call",
+                                              "keep `self.idx` in a tensor buffer"]  # fmt: skip
+    # The idle time is shared by launch: 277 eager of 645 launches are the eager frame's.
+    claimed = 0.0215 * 277 / 645
+    assert (
+        abs(eager.cost.step_s - claimed) < 1e-9 and abs(eager.cost.share - claimed / 0.025) < 1e-9
+    )
+    assert "277 kernels a step are launched by eager ops (43% of the step's launches)" in eager.what
+    launch = next(f for f in found if f.kind == "launch_bound")
+    assert abs(launch.cost.step_s - (0.0215 - claimed)) < 1e-9
+    assert [x.title for x in launch.fixes] == ["ignore the logging call", "CUDA graphs"]
+    assert score(eager) > score(launch)
+    # Before: launch-bound with CUDA graphs first, above the break (the blind round's order).
+    assert score(_lm_found()[0]) > score(_lm_found()[1])
+
+
+def test_eager_launches_stay_launch_bounds_where_the_causes_frames_ran_none():
+    capture = _lm_capture(eager_calls=277.0)
+    real = capture.timings.real_steps
+    elsewhere = tuple(replace(w, where="me/lm.py:121 step") for w in real.outside)
+    moved = replace(
+        capture, timings=replace(capture.timings, real_steps=replace(real, outside=elsewhere))
+    )
+    found = onto_their_causes(_lm_found(), moved)
+    launch = next(f for f in found if f.kind == "launch_bound")
+    assert launch.cost.step_s == 0.0215 and launch.fixes[0].title == "CUDA graphs"
+    # A limit in a frame not called from the eager frame stays its own finding.
+    apart = [replace(f, compile_ids=("9/0",)) if f.kind == "recompile_limit" else f
+             for f in _lm_found()]  # fmt: skip
+    assert "recompile_limit" in [f.kind for f in onto_their_causes(apart, capture)]
+
+
+def test_the_logging_loops_h200_capture_ranks_the_break_above_launch_bound():
+    # The capture itself (benchmarks/suites/blind_set.py --keep, H200, torch 2.11): before the
+    # fold, launch-bound (81%, CUDA graphs) ranked #2 and the break #3.
+    import gzip
+    from pathlib import Path
+
+    path = (
+        Path(__file__).resolve().parents[1]
+        / "fixtures"
+        / "b3_logging_graph_break_h200.capture.json.gz"
+    )
+    cap = compilescope.Capture.from_json(gzip.decompress(path.read_bytes()))
+    kinds = [f.kind for f in compilescope.findings(cap)]
+    assert kinds[:3] == ["compiled_slower", "eager_frame", "launch_bound"]
+    assert "recompile_limit" not in kinds
+    top = compilescope.findings(cap)[1]
+    assert top.fix is not None and "ignore_logging_functions" in (top.fix.python() or "")

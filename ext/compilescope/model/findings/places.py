@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -103,3 +104,13 @@ def frame_key(compile_: Compile) -> FrameKey:
     """What identifies a frame across its compiles (recompiles and restarts)."""
     cid = compile_.id
     return (cid.rank, cid.compiled_autograd_id, cid.frame_id)
+
+
+def in_function_of(where: str, place: Place) -> bool:
+    """Whether a profiled function, "dir/file.py:12 fn" (its first line), holds the place."""
+    location, _, function = where.rpartition(" ")
+    if not function or function != place.function:
+        return False
+    prefix = re.sub(r"\d+$", "", place.label())  # "dir/file.py:" or "cell [3] line "
+    first = location[len(prefix) :]
+    return location.startswith(prefix) and first.isdigit() and int(first) <= place.line

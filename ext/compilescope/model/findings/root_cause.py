@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -11,11 +10,11 @@ from .catalog import remedy
 from .idle_time import IDLE_SHARE
 from .parts import Finding, Fix
 from .perf import SHOWN_SHARE
+from .places import in_function_of
 from .torch_optimizer import in_torch_optim
 
 if TYPE_CHECKING:
     from ..measured.timing import RealSteps
-    from ..place import Place
 
 _BREAKS = ("graph_break", "data_dependent")
 
@@ -37,6 +36,7 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
         found = [
             f for f in found if not (f.kind == "fallback_op" and "convolution_backward" in f.key)
         ]
+    found = limit_below_an_eager_frame(found, capture)
     found = eager_ops_to_their_cause(found)
     if any(f.kind == "not_compiled" for f in found):
         # Nothing compiled ran: the idle device is the eager code's launches, and the remedy
@@ -50,7 +50,12 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
     if real is not None:
         found = syncs_to_their_break(found, real)
         found = claimed_out_of_idle_time(found, real)
+        found = eager_launches_to_their_cause(found, real)
     return found
+
+
+# Below: it imports this module's neighbours, which import nothing of it.
+from .uncompiled_code import eager_launches_to_their_cause, limit_below_an_eager_frame  # noqa: E402
 
 
 def _with_syncs(debug: Finding, found: list[Finding]) -> Finding:
@@ -176,13 +181,3 @@ def claimed_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Find
             )
         )
     return out
-
-
-def in_function_of(where: str, place: Place) -> bool:
-    """Whether a profiled function, "dir/file.py:12 fn" (its first line), holds the place."""
-    location, _, function = where.rpartition(" ")
-    if not function or function != place.function:
-        return False
-    prefix = re.sub(r"\d+$", "", place.label())  # "dir/file.py:" or "cell [3] line "
-    first = location[len(prefix) :]
-    return location.startswith(prefix) and first.isdigit() and int(first) <= place.line
