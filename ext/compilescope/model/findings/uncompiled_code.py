@@ -24,7 +24,8 @@ def limit_below_an_eager_frame(found: list[Finding], capture: Capture) -> list[F
     compiled on its own only because its caller is not compiled: inside its caller's graph it
     would be traced with it (the third blind round's `logger.debug` in 12 blocks: the model's
     `forward` ran eagerly, so each block's `forward` compiled once per block until the limit).
-    One cause, one finding: the eager frame, which says what the limit did."""
+    One cause, one finding: the eager frame, which says what the limit did, with its fixes
+    alone (the limit's would change code that runs traced once the caller compiles)."""
     eager = [f for f in found if f.kind == "eager_frame"]
     limits = [f for f in found if f.kind == "recompile_limit"]
     if len(eager) != 1 or not limits:
@@ -47,7 +48,6 @@ def limit_below_an_eager_frame(found: list[Finding], capture: Capture) -> list[F
             cause.counts,
             recompiles=cause.counts.recompiles + sum(f.counts.recompiles for f in below),
         ),
-        fixes=(*cause.fixes, *(x for f in below for x in f.fixes)),
     )
     return [merged if f is cause else f for f in found if not any(f is b for b in below)]
 
