@@ -39,8 +39,6 @@ REMEDY_WORDS = (
     "slicing the hidden states",
     "only the completion",
     "only for the completion",
-    "only the last 65",
-    "only the positions",
 )
 
 

@@ -53,9 +53,19 @@ def _make_sync(dev: torch.device) -> Callable[[], None]:
     return lambda: None
 
 
-def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], None]]:
-    import torchvision
+def _resnet(name: str, **kw: int) -> nn.Module:
+    """torchvision ResNet with random weights (timm's equivalent if torchvision is missing)."""
+    try:
+        import torchvision
 
+        return getattr(torchvision.models, name)(weights=None, **kw)
+    except ImportError:
+        import timm
+
+        return timm.create_model(name, pretrained=False, **kw)
+
+
+def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], None]]:
     torch.manual_seed(0)
     dev = torch.device(device)
     cuda = dev.type == "cuda"
@@ -63,7 +73,7 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
         B, hw, n_cls = 96, 224, 10
     else:
         B, hw, n_cls = 2, 32, 4
-    model = torchvision.models.resnet50(weights=None)  # stands in for weights="IMAGENET1K_V2"
+    model = _resnet("resnet50")  # stands in for weights="IMAGENET1K_V2"
     if remedy:
         for p in model.parameters():
             p.requires_grad = False

@@ -13,7 +13,12 @@ those dispatch to the slow path at run time.  The remedy leaves cuDNN enabled
 (the default).
 
 The flag is global, so the step sets it each time (as the script's top line
-would for the whole run).
+would for the whole run).  Both variants switch off inductor's on-disk FX-graph
+and AOT-autograd caches: their keys do not include ``cudnn.enabled``, while the
+compiled code asserts the convolution output strides, which differ between cuDNN
+(channels-last output after inductor's layout optimisation) and the native
+kernels; a graph cached by one variant then fails in the other
+(``assert_size_stride``).  This only affects compile time, not the step.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
 SOURCE = "https://github.com/speedinghzl/Pytorch-Deeplab/issues/1"
@@ -54,9 +60,19 @@ def _make_sync(dev: torch.device) -> Callable[[], None]:
     return lambda: None
 
 
-def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], None]]:
-    import torchvision
+def _resnet(name: str, **kw: int) -> nn.Module:
+    """torchvision ResNet with random weights (timm's equivalent if torchvision is missing)."""
+    try:
+        import torchvision
 
+        return getattr(torchvision.models, name)(weights=None, **kw)
+    except ImportError:
+        import timm
+
+        return timm.create_model(name, pretrained=False, **kw)
+
+
+def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], None]]:
     torch.manual_seed(0)
     dev = torch.device(device)
     cuda = dev.type == "cuda"
@@ -66,7 +82,13 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
         B, hw, n_cls = 2, 32, 10
     cudnn_on = remedy  # the user's script: torch.backends.cudnn.enabled = False
     torch.backends.cudnn.enabled = cudnn_on
-    model = torchvision.models.resnet18(weights=None, num_classes=n_cls).to(dev).train()
+    # keep the two variants from sharing cached compiled graphs (see the module docstring)
+    from torch._functorch import config as functorch_config
+    from torch._inductor import config as inductor_config
+
+    inductor_config.fx_graph_cache = False
+    functorch_config.enable_autograd_cache = False
+    model = _resnet("resnet18", num_classes=n_cls).to(dev).train()
     cmodel = torch.compile(model)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=cuda, foreach=None if cuda else True)
     x = torch.randn(B, 3, hw, hw, device=dev)
