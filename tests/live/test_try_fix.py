@@ -121,6 +121,19 @@ def test_the_cudnn_auto_tuner_fix_is_held_and_restored():
     assert torch.backends.cudnn.benchmark is before
 
 
+def test_the_cudnn_back_on_fix_is_held_and_restored():
+    import torch
+    from compilescope.model.findings.catalog import remedy
+
+    torch.backends.cudnn.enabled = False  # as the fourth blind round's loop left it
+    try:
+        with applying(remedy("cudnn_enabled").fix()):
+            assert torch.backends.cudnn.enabled is True
+        assert torch.backends.cudnn.enabled is False
+    finally:
+        torch.backends.cudnn.enabled = True
+
+
 def test_the_step_settings_read_the_debugging_ones():
     import torch
     from compilescope.live.timing.step_context import step_settings

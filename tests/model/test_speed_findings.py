@@ -502,6 +502,30 @@ def test_convolutions_with_cudnns_auto_tuner_off_name_it_above_the_library_fallb
     assert again.timings.real_steps.settings.cudnn_benchmark is False
 
 
+def test_convolutions_with_cudnn_turned_off_say_so_first_and_not_the_tuner_or_the_layout():
+    # The fourth blind round's ResNet-18 with `cudnn.enabled = False` left in (5.73x with it on,
+    # H200): answered with the verdict, launch-bound, the auto-tuner and channels-last.
+    conv = _conv_capture(("65536", "4096", "64", "1"))  # NCHW: the layout would be said too
+    real = replace(conv.timings.real_steps, busy_s=0.008,
+                   settings=StepSettings(cudnn_benchmark=False, cudnn_enabled=False))  # fmt: skip
+    found = findings(replace(conv, timings=replace(conv.timings, real_steps=real)))
+    assert found[0].kind == "cudnn_disabled"
+    assert (
+        "cuDNN is turned off" in found[0].what
+        and "6.000 ms per step (30% of the step)" in found[0].what
+    )
+    assert found[0].fixes[0].python() == "torch.backends.cudnn.enabled = True"
+    assert not {"cudnn_benchmark", "channels_last"} & set(_kinds(found))
+    # On: the tuner and the layout as before, and no word of it.
+    on = replace(real, settings=StepSettings(cudnn_benchmark=False, cudnn_enabled=True))
+    kinds = _kinds(findings(replace(conv, timings=replace(conv.timings, real_steps=on))))
+    assert "cudnn_disabled" not in kinds and "cudnn_benchmark" in kinds
+    again = compilescope.Capture.from_json(
+        replace(conv, timings=replace(conv.timings, real_steps=real)).to_json()
+    )
+    assert again.timings.real_steps.settings.cudnn_enabled is False
+
+
 def test_a_debugging_setting_left_on_is_said_first_with_its_waits(loaded):
     # The third blind round's ResNet-18 trained with anomaly detection on (1.84x without it,
     # H200): its 66 NaN checks a step read as host syncs in `step`, under launch-bound.

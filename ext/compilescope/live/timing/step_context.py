@@ -62,6 +62,7 @@ def step_settings(gpu: bool) -> StepSettings:
         matmul_precision=precision,
         cudnn_tf32=bool(torch.backends.cudnn.allow_tf32),
         cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
+        cudnn_enabled=bool(torch.backends.cudnn.enabled),
         anomaly_detection=anomaly,
         launch_blocking=os.environ.get("CUDA_LAUNCH_BLOCKING", "") not in ("", "0"),
     )

@@ -53,6 +53,7 @@ _BACKEND_SETTINGS = {
     "torch.backends.cuda.matmul.allow_tf32": ("torch.backends.cuda", "matmul"),
     "torch.backends.cudnn.allow_tf32": ("torch.backends.cudnn", ""),
     "torch.backends.cudnn.benchmark": ("torch.backends.cudnn", ""),
+    "torch.backends.cudnn.enabled": ("torch.backends.cudnn", ""),
 }
 
 

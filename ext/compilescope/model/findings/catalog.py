@@ -264,6 +264,19 @@ _ENTRIES = (
         settings=(Setting("torch.backends.cudnn.benchmark", "set", True),),
     ),
     Remedy(
+        "cudnn_enabled",
+        "turn cuDNN back on",
+        "convolutions on a GPU with `torch.backends.cudnn.enabled = False` (a workaround left "
+        "in): torch's own convolution kernels run them, an image at a time",
+        "remove `torch.backends.cudnn.enabled = False` (cuDNN is on by default); if it was "
+        "there for a crash or for determinism, use `torch.backends.cudnn.deterministic = True` "
+        "or `torch.use_deterministic_algorithms(True)` instead",
+        "none for speed; the bug it worked around, if any, comes back (re-test it)",
+        "PyTorch docs: torch.backends.cudnn; NVIDIA cuDNN developer guide",
+        "the fourth blind round's ResNet-18 (H200): 5.73x, the round author's timing (2 pairs)",
+        settings=(Setting("torch.backends.cudnn.enabled", "set", True),),
+    ),
+    Remedy(
         "unplaced_time",
         "time the split could not place",
         "a share of the step that no measured part explains",

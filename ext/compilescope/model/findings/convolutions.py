@@ -1,4 +1,4 @@
-"""Convolution findings on a GPU: cuDNN's algorithm choice (its auto-tuner) and the memory format."""
+"""Convolution findings on a GPU: cuDNN turned off, its algorithm choice (its auto-tuner) and the memory format."""
 
 from __future__ import annotations
 
@@ -14,10 +14,45 @@ if TYPE_CHECKING:
 
 
 def convolution_findings(capture: Capture, real: RealSteps) -> list[Finding]:
-    """cuDNN's auto-tuner off, and channels-first convolutions, by the convolutions' time."""
+    """cuDNN off, its auto-tuner off, and channels-first convolutions, by the convolutions'
+    time."""
     if not real.device.startswith("cuda"):
         return []
+    if real.settings is not None and real.settings.cudnn_enabled is False:
+        # The auto-tuner and the memory format act through cuDNN: with it off, its own finding.
+        return _cudnn_disabled(capture, real)
     return [*_cudnn_benchmark(capture, real), *_channels_last(capture, real)]
+
+
+def _cudnn_disabled(capture: Capture, real: RealSteps) -> list[Finding]:
+    step_s, ids = library_time(capture, real, lambda op, _: op.startswith("convolution"))
+    if not ids:
+        return []
+    wall = real.compiled.median_s
+    share = step_s / wall
+    idle = max(wall - real.busy_s, 0.0) if real.busy_s is not None else None
+    what = (
+        f"cuDNN is turned off (`torch.backends.cudnn.enabled = False`): the convolutions run "
+        f"torch's own kernels, an image at a time, {step_s * 1e3:.3f} ms per step "
+        f"({share:.0%} of the step) on the device"
+        + (
+            f"; the GPU is idle {idle * 1e3:.3f} ms of the step ({idle / wall:.0%}), part of it "
+            "between their many small launches (not measured apart)"
+            if idle is not None and wall > 0
+            else ""
+        )
+        + ". Turn it back on before judging the rest."
+    )
+    return [
+        Finding(
+            kind="cudnn_disabled",
+            what=what,
+            key="cudnn_disabled",
+            compile_ids=ids,
+            cost=Cost(step_s=step_s, share=share, note="convolutions' device time per step"),
+            fixes=(remedy("cudnn_enabled").fix(),),
+        )
+    ]
 
 
 def _cudnn_benchmark(capture: Capture, real: RealSteps) -> list[Finding]:

@@ -28,6 +28,7 @@ KINDS = (
     "cuda_malloc",  # device memory freed to the driver and allocated again every step
     "channels_last",  # convolutions on NCHW tensors where channels-last is faster
     "cudnn_benchmark",  # convolutions on a GPU with cuDNN's auto-tuner off
+    "cudnn_disabled",  # convolutions on a GPU with cuDNN turned off
     "activation_checkpointing",  # checkpointed regions: the backward repeats their forward
     "debug_mode",  # a debugging setting left on (anomaly detection, CUDA_LAUNCH_BLOCKING)
     "host_tensors",  # tensors made on the CPU every step and copied to the GPU

@@ -57,6 +57,9 @@ SEVERITY = {
     # time, of which it wins back a part: ranked with a speed finding's severity and a share
     # weighed between channels-last's and a fallback op's.
     "cudnn_benchmark": 40.0,
+    # cuDNN turned off (a workaround left in): every convolution runs torch's own kernels, an
+    # image at a time. Said before the causes whose time it inflates, as a debugging setting.
+    "cudnn_disabled": 500.0,
     # Its share is an estimate of the forward the backward repeats (findings/checkpointing.py).
     "activation_checkpointing": 40.0,
     # A debugging setting in a timed step costs every op and buys nothing there: its fix comes
@@ -96,6 +99,7 @@ SHARE_WEIGHT = {
     # on a bf16 CNN on an H100): ranked as a hot kernel, below causes whose fix removes time.
     "channels_last": 30.0,
     "cudnn_benchmark": 40.0,
+    "cudnn_disabled": 100.0,
     "activation_checkpointing": 100.0,
     "debug_mode": 100.0,
     # Its share is the library calls' time, of which max-autotune won back nothing measurable

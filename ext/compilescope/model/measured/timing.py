@@ -179,6 +179,7 @@ class StepSettings:
     matmul_precision: str = ""  # torch.get_float32_matmul_precision(): highest, high, medium
     cudnn_tf32: bool | None = None  # torch.backends.cudnn.allow_tf32 (convolutions)
     cudnn_benchmark: bool | None = None  # torch.backends.cudnn.benchmark (its auto-tuner)
+    cudnn_enabled: bool | None = None  # torch.backends.cudnn.enabled (off: torch's own kernels)
     # Debugging settings that slow every step: autograd's anomaly detection, and
     # CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel). None: not read.
     anomaly_detection: bool | None = None
