@@ -155,6 +155,27 @@ def test_a_gpu_step_idle_between_kernels_is_launch_bound_with_cuda_graphs_first(
     ]
 
 
+def test_a_whole_model_graph_run_per_micro_batch_puts_one_bigger_micro_batch_first(loaded):
+    # The fourth blind round's Llama: 4 micro-batches of 4 accumulated, launch-bound (79%),
+    # answered with CUDA graphs (one batch of 16: 3.44x). GPT-2's graph 1/0_1 takes 28
+    # parameters; its kernels ran 4 times per optimizer step.
+    kernels = tuple(
+        KernelTiming("1/0_1", f"triton_poi_{i}", _sample(5e-6), 4.0 * (1 + i % 2), role="forward")
+        for i in range(40)
+    )
+    adam = replace(_adam(), params=28)
+    capture = _with_real(loaded("gpt2"), busy_s=0.004, kernels=kernels, optimizers=(adam,))
+    (f,) = [f for f in findings(capture) if f.kind == "launch_bound"]
+    assert "runs 4 times per optimizer step (gradient accumulation" in f.what
+    assert [x.title for x in f.fixes][:2] == ["one bigger micro-batch", "CUDA graphs"]
+    assert "gradient_accumulation_steps" in f.fixes[0].change
+    # A graph of a block's parameters (regional compilation: once per block) is not the model.
+    blocks = _with_real(loaded("gpt2"), busy_s=0.004, kernels=kernels,
+                        optimizers=(replace(adam, params=290),))  # fmt: skip
+    (b,) = [f for f in findings(blocks) if f.kind == "launch_bound"]
+    assert "optimizer step" not in b.what and b.fixes[0].title == "CUDA graphs"
+
+
 def test_a_gpu_idle_far_longer_than_its_launches_take_is_host_bound(loaded):
     # The second blind round's inline data loading: 102 ms idle a step around 32 compiled
     # launches (3.2 ms a launch; launch-bound loops measured 20-60 us). CUDA graphs would not

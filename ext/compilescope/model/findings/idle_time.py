@@ -117,6 +117,18 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         )
     if per_parameter:
         fixes = (remedy("foreach_over_parameters").fix(), *fixes)
+    repeats = whole_model_calls(capture, real) if calls else 0
+    if repeats >= 2:
+        # Gradient accumulation over micro-batches (or several calls of the model a step): the
+        # same launches run `repeats` times, each on a fraction of the batch (the fourth blind
+        # round's Llama, 4 micro-batches of 4: 3.44x as one batch of 16).
+        what += (
+            f" The model's compiled graph, which holds every parameter the optimizer steps, "
+            f"runs {repeats} times per optimizer step (gradient accumulation over micro-batches, "
+            f"or several calls of the model): each of its launches works on a {repeats}th of "
+            "the batch it could."
+        )
+        fixes = (remedy("bigger_micro_batch").fix(), *fixes)
     syncs = real.syncs_per_step or 0.0
     if syncs >= 1:
         # A host that waits for the device cannot queue the next kernels ahead of it: after
@@ -143,6 +155,40 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
             fixes=fixes,
         )
     ]
+
+
+# The share of the optimizer's parameter tensors a graph must take as inputs to be "the model".
+_WHOLE_MODEL = 0.9
+
+
+def whole_model_calls(capture: Capture, real: RealSteps) -> int:
+    """How many times per optimizer step the graph of the whole model ran (0: none such): the
+    forward graph that takes nearly every parameter the optimizers step, by its kernels' calls
+    (each runs at least once a call). A block compiled on its own (regional compilation) holds
+    a block's parameters and runs once per block: not it."""
+    stepped = sum(o.params for o in real.optimizers)
+    if not stepped:
+        return 0
+    calls: dict[str, float] = {}
+    for k in real.kernels:
+        if k.role == "forward" and k.calls_per_run > 0:
+            calls[k.compile_id] = min(calls.get(k.compile_id, k.calls_per_run), k.calls_per_run)
+    best = 0
+    for cid, n in calls.items():
+        try:
+            c = capture[cid]
+        except (KeyError, IndexError, ValueError):
+            continue
+        params = max(
+            (
+                sum(1 for n in g.nodes if n.op == "placeholder" and "_parameters_" in n.name)
+                for g in c.graphs.get("dynamo_output_graph", ())
+            ),
+            default=0,
+        )
+        if params >= _WHOLE_MODEL * stepped:
+            best = max(best, round(n))
+    return best
 
 
 # Below this many parameter tensors, an op's calls matching their count may be chance.
