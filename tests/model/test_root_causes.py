@@ -214,3 +214,49 @@ def test_the_logging_loops_h200_capture_ranks_the_break_above_launch_bound():
     assert "recompile_limit" not in kinds
     top = compilescope.findings(cap)[1]
     assert top.fix is not None and "ignore_logging_functions" in (top.fix.python() or "")
+
+
+def _backbone_capture(grads: int, stepped: int) -> compilescope.Capture:
+    """A ResNet-50 under a new head, as the fourth blind round's H200 capture held it: one
+    compile, whose backward returns `grads` gradients; optimizers stepping `stepped` tensors."""
+    from compilescope.model.compile import Compile
+    from compilescope.model.compile_id import CompileId
+    from compilescope.model.graph import Graph, Node
+    from compilescope.model.measured.timing import GraphShare, KernelTiming, OptimizerSeen
+
+    out = Node("output", "output", "output", inputs=tuple(f"g{i}" for i in range(grads)))
+    c = Compile(CompileId(frame_id=0, frame_compile_id=0),
+                graphs={"aot_backward_graph": (Graph("aot_backward_graph", "", (out,)),)})  # fmt: skip
+    launch = Sample(20e-6, 20e-6, 20e-6, 10)
+    real = RealSteps(
+        device="cuda:0",
+        compiled=Sample(0.0285, 0.0285, 0.0285, 10),
+        busy_s=0.016,
+        graphs=(GraphShare("0/0", "forward", 0.0053, 200), GraphShare("0/0", "backward", 0.0097, 485)),
+        kernels=(KernelTiming("0/0", "triton_fwd", launch, 200.0, role="forward"),
+                 KernelTiming("0/0", "triton_bwd", launch, 485.0, role="backward")),
+        optimizers=(OptimizerSeen("SGD", stepped, None, None, True, "train.py", 9, "opt = SGD(head)"),),
+    )  # fmt: skip
+    return compilescope.Capture((c,), timings=Timings(device="cuda:0", real_steps=real))
+
+
+def test_a_backward_of_many_more_gradients_than_stepped_names_the_freeze_and_its_launches():
+    found = compilescope.findings(_backbone_capture(grads=161, stepped=2))
+    top = found[0]
+    assert top.kind == "unused_gradients" and top.fix.title == "freeze what you do not train"
+    assert "computes 161 gradients, but your optimizers step 2 parameter tensors" in top.what
+    # The backward's time by the share of gradients computed for nothing, and that share of
+    # its launches' idle time (12.5 ms idle, 485 of 685 launches): launch-bound keeps the rest.
+    own = 0.0097 * 159 / 161
+    idle = 0.0285 - 0.016
+    moved = idle * (159 / 161) * 485 / 685
+    assert abs(top.cost.step_s - (own + moved)) < 1e-9
+    kinds = [f.kind for f in found]
+    assert "launch_bound" not in kinds  # what is left of it is under its threshold
+    # Every gradient stepped (a model trained whole, or frozen as the fix says): no finding.
+    assert "unused_gradients" not in [
+        f.kind for f in compilescope.findings(_backbone_capture(161, 161))
+    ]
+    assert "unused_gradients" not in [
+        f.kind for f in compilescope.findings(_backbone_capture(3, 2))
+    ]

@@ -234,6 +234,20 @@ _ENTRIES = (
         f"{TUNING_GUIDE}",
     ),
     Remedy(
+        "freeze_untrained",
+        "freeze what you do not train",
+        "a compiled backward that computes many more gradients than the optimizers step",
+        "set `requires_grad_(False)` on the parameters no optimizer updates, before compiling "
+        "(`for p in model.backbone.parameters(): p.requires_grad_(False)`; torchvision: every "
+        "parameter but the new head's): the backward then stops at the first trained layer",
+        "those parameters stay as they are: fine-tune them later by setting requires_grad back "
+        "and adding them to the optimizer (a recompile)",
+        "PyTorch transfer learning tutorial (ConvNet as fixed feature extractor: "
+        "`param.requires_grad = False`)",
+        "the fourth blind round's ResNet-50 with a new head (H200): 2.41x, the round author's "
+        "timing (2 pairs)",
+    ),
+    Remedy(
         "no_checkpointing",
         "activation checkpointing only where memory needs it",
         "checkpointed regions in a compiled graph: the backward computes their forward again",
