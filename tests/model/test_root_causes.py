@@ -260,3 +260,36 @@ def test_a_backward_of_many_more_gradients_than_stepped_names_the_freeze_and_its
     assert "unused_gradients" not in [
         f.kind for f in compilescope.findings(_backbone_capture(3, 2))
     ]
+
+
+def _stored(name: str) -> compilescope.Capture:
+    import gzip
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / f"{name}_h200.capture.json.gz"
+    return compilescope.Capture.from_json(gzip.decompress(path.read_bytes()))
+
+
+def test_an_rnn_cell_looped_over_time_steps_names_the_fused_module_first():
+    # The fourth blind round's `nn.LSTMCell` over 32 steps (H200 capture): answered with
+    # launch-bound and CUDA graphs first (`nn.LSTM`: 2.42x).
+    cap = _stored("b4_lstmcell_python_loop")
+    found = compilescope.findings(cap)
+    top = found[0]
+    assert top.kind == "recurrent_loop" and top.fix.title == "the fused recurrent module"
+    assert "`torch.lstm_cell` is called 32 times in 0/0's graph" in top.what
+    assert "`nn.LSTM` runs the whole sequence" in top.what
+    assert "nn.LSTM(input_size, hidden_size, batch_first=True)" in top.fix.change
+    # Its graph's time, and the idle time of its launches (all of the step's): launch-bound's.
+    assert "launch_bound" not in [f.kind for f in found]
+    assert top.cost.share > 0.9
+    # Fewer cell calls than a loop over a sequence: no finding.
+    from compilescope.model.findings.recurrent_loops import recurrent_loop_findings
+    from compilescope.model.graph import Graph
+
+    (c,) = list(cap)
+    g = c.graph("dynamo_output_graph")
+    cells = [n for n in g.nodes if n.target == "torch.lstm_cell"]
+    few = Graph("dynamo_output_graph", "", [n for n in g.nodes if n not in cells[4:]])
+    short = replace(c, graphs={**c.graphs, "dynamo_output_graph": (few,)})
+    assert recurrent_loop_findings(replace(cap, compiles=(short,)), cap.timings.real_steps) == []

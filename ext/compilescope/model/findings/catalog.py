@@ -248,6 +248,19 @@ _ENTRIES = (
         "timing (2 pairs)",
     ),
     Remedy(
+        "fused_rnn",
+        "the fused recurrent module",
+        "a recurrent cell (`nn.LSTMCell`, `nn.GRUCell`, `nn.RNNCell`) called once per time step "
+        "in a compiled graph",
+        "run the sequence through `nn.LSTM` / `nn.GRU` / `nn.RNN` in one call instead of a "
+        "Python loop over the cell",
+        "Dynamo runs `nn.LSTM` and its kin eagerly (a graph break around them); a cell whose "
+        "step does more than the library's (attention, custom gates) has no fused form",
+        "PyTorch forums: why my manual GRU is slower than nn.GRU (cuDNN's fused RNN kernels)",
+        "the fourth blind round's LSTM of 32 steps (fp32, H200): 2.42x, the round author's "
+        "timing (2 pairs)",
+    ),
+    Remedy(
         "no_checkpointing",
         "activation checkpointing only where memory needs it",
         "checkpointed regions in a compiled graph: the backward computes their forward again",

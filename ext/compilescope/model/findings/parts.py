@@ -28,6 +28,7 @@ KINDS = (
     "cuda_malloc",  # device memory freed to the driver and allocated again every step
     "channels_last",  # convolutions on NCHW tensors where channels-last is faster
     "cudnn_benchmark",  # convolutions on a GPU with cuDNN's auto-tuner off
+    "recurrent_loop",  # a recurrent cell in a Python loop over time steps, unrolled
     "cudnn_disabled",  # convolutions on a GPU with cuDNN turned off
     "activation_checkpointing",  # checkpointed regions: the backward repeats their forward
     "debug_mode",  # a debugging setting left on (anomaly detection, CUDA_LAUNCH_BLOCKING)
@@ -159,6 +160,9 @@ class Cost:
     # Device idle time per step in the host's waits it makes (an `if` on a tensor at a graph
     # break): in `step_s` already, and removed with it where the rest may not be.
     waited_s: float | None = None
+    # Kernel launches per step its fix removes: on a launch-bound GPU step, its share of the
+    # idle time by launches (root_cause.launches_to_their_cause), added to `step_s` there.
+    launches: float | None = None
     note: str = ""  # what the numbers mean, in words
 
 

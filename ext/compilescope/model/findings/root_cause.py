@@ -51,7 +51,7 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
         found = syncs_to_their_break(found, real)
         found = claimed_out_of_idle_time(found, real)
         found = eager_launches_to_their_cause(found, real)
-        found = unused_launches_to_their_cause(found, real)
+        found = launches_to_their_cause(found, real)
     return found
 
 
@@ -184,32 +184,20 @@ def claimed_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Find
     return out
 
 
-def unused_launches_to_their_cause(found: list[Finding], real: RealSteps) -> list[Finding]:
-    """On a launch-bound GPU step the idle time is shared by the kernels launched: the share of
-    a backward's launches that computes gradients nobody steps goes with that finding, whose fix
-    removes them (the fourth blind round's unfrozen ResNet-50 backbone: its backward ranked
-    below launch-bound, CUDA graphs first)."""
-    unused = [f for f in found if f.kind == "unused_gradients" and f.cost.step_s]
+def launches_to_their_cause(found: list[Finding], real: RealSteps) -> list[Finding]:
+    """On a launch-bound GPU step the idle time is shared by the kernels launched: a finding
+    whose fix removes launches (`Cost.launches`: a backward's gradients nobody steps, a loop
+    unrolled into copies of a cell) takes their share of it (the fourth blind round's unfrozen
+    ResNet-50 backbone and LSTMCell loop ranked below launch-bound, CUDA graphs first)."""
     bound = next((f for f in found if f.kind == "launch_bound" and f.cost.step_s), None)
     launches = sum(k.calls_per_run for k in real.kernels)
     wall = real.compiled.median_s
-    if not unused or bound is None or not launches or wall <= 0:
+    causes = [f for f in found if f.cost.launches and f is not bound]
+    if bound is None or not causes or not launches or wall <= 0:
         return found
-    backward = {g.compile_id: g.seconds for g in real.graphs if g.role == "backward"}
     idle = bound.cost.step_s or 0.0
-    claimed: dict[str, float] = {}
-    for f in unused:
-        (cid,) = f.compile_ids[:1] or ("",)
-        if not backward.get(cid):
-            continue
-        part = min((f.cost.step_s or 0.0) / backward[cid], 1.0)  # its share of that backward
-        calls = sum(
-            k.calls_per_run for k in real.kernels if k.compile_id == cid and k.role == "backward"
-        )
-        claimed[f.key] = idle * part * calls / launches
-    total = sum(claimed.values())
-    if not total:
-        return found
+    claimed = {f.key: idle * min((f.cost.launches or 0.0) / launches, 1.0) for f in causes}
+    total = min(sum(claimed.values()), idle)
     out = []
     for f in found:
         if f.key in claimed:
@@ -227,8 +215,8 @@ def unused_launches_to_their_cause(found: list[Finding], real: RealSteps) -> lis
                 continue
             f = replace(
                 f,
-                what=f"{f.what} Of the idle time, {total * 1e3:.3f} ms is the launches of "
-                "gradients no optimizer steps (counted with that finding).",
+                what=f"{f.what} Of the idle time, {total * 1e3:.3f} ms is the launches of work "
+                "that findings above remove (counted with them).",
                 cost=replace(f.cost, step_s=rest, share=rest / wall),
             )
         out.append(f)

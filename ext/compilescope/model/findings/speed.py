@@ -19,6 +19,7 @@ from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, library_time
 from .places import optimizer_place
+from .recurrent_loops import recurrent_loop_findings
 from .unused_gradients import unused_gradient_findings
 from .verdict import VERDICTS, verdict_findings
 
@@ -72,6 +73,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *convolution_findings(capture, real),
         *checkpoint_findings(capture, real),
         *unused_gradient_findings(capture, real),
+        *recurrent_loop_findings(capture, real),
         *budget_findings(capture, real),
     ]
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in VERDICTS]

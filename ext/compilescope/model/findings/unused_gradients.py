@@ -55,6 +55,7 @@ def unused_gradient_findings(capture: Capture, real: RealSteps) -> list[Finding]
                 cost=Cost(
                     step_s=seconds,
                     share=seconds / wall,
+                    launches=_backward_launches(real, str(c.id)) or None,
                     note="that compile's backward time per step",
                 ),
                 fixes=(remedy("frozen_without_grad").fix(),),
@@ -108,6 +109,7 @@ def _untrained_in_one(
             cost=Cost(
                 step_s=seconds,
                 share=seconds / wall,
+                launches=_backward_launches(real, str(c.id)) * unused / grads or None,
                 note="the backward's time by the share of its gradients no optimizer steps",
             ),
             fixes=(remedy("freeze_untrained").fix(),),
@@ -122,3 +124,9 @@ def _gradients(c: Compile) -> int:
         return 0
     out = next((n for n in g.nodes if n.op == "output"), None)
     return len(out.inputs) if out is not None else 0
+
+
+def _backward_launches(real: RealSteps, compile_id: str) -> float:
+    return sum(
+        k.calls_per_run for k in real.kernels if k.compile_id == compile_id and k.role == "backward"
+    )
