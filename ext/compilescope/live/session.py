@@ -22,6 +22,7 @@ from .compiled_code.autotune_log import AutotuneRecords, hearing_autotune, with_
 from .compiled_code.cudagraphs import cudagraphs_on, with_cudagraphs
 from .compiled_code.lazy_backward import lazy_backward_provenance, lazy_backward_provenance_starts
 from .compiled_code.module_paths import with_module_paths
+from .compiled_code.padding import reading_masks, with_padding
 from .compiled_code.triton_ir import with_autotune_choices, with_triton_ir
 from .distributed import rank_and_world_size
 from .timing.measure import RecordedGraph, measure
@@ -67,6 +68,7 @@ class CaptureSession:
         self.joint_paths: dict[str, dict[str, str]] = {}
         self.post_grad_paths: dict[str, list[dict[str, str]]] = {}  # one per post-grad graph
         self.cudagraphs: set[str] = set()  # compile ids Inductor compiled with CUDA graphs on
+        self.padding: dict[str, dict[str, float]] = {}  # compile id -> mask input -> padded share
         self.recorded: dict[str, RecordedGraph] = {}  # compile id -> graph to time (if asked)
         # Time the compiled graphs after the code ran: True (time-boxed), an int (exactly that
         # many timed runs per measurement), or False.
@@ -182,6 +184,7 @@ class CaptureSession:
                 optional("node maps of lazily lowered backward kernels", lazy_backward_provenance),
                 keyed("the partition lab", lambda: recording_partitions(self.joints)),
                 optional("the autotuner's records", hearing_autotune) as autotune,
+                optional("padding masks", lambda: reading_masks(self.padding)),
             ):
                 self._autotune = autotune or AutotuneRecords()
                 try:
@@ -250,6 +253,7 @@ class CaptureSession:
             ("the partition lab", lambda c: with_partition_labs(c, self.joints, self._no_lab())),
             ("memory held for backward", lambda c: with_held_memory(c, self.held)),
             ("CUDA graphs", lambda c: with_cudagraphs(c, self.cudagraphs)),
+            ("padding", lambda c: with_padding(c, self.padding)),
             (
                 "module paths",
                 lambda c: with_module_paths(

@@ -28,6 +28,7 @@ KINDS = (
     "cuda_malloc",  # device memory freed to the driver and allocated again every step
     "channels_last",  # convolutions on NCHW tensors where channels-last is faster
     "cudnn_benchmark",  # convolutions on a GPU with cuDNN's auto-tuner off
+    "padding",  # a batch mostly padding, computed on
     "recurrent_loop",  # a recurrent cell in a Python loop over time steps, unrolled
     "cudnn_disabled",  # convolutions on a GPU with cuDNN turned off
     "activation_checkpointing",  # checkpointed regions: the backward repeats their forward

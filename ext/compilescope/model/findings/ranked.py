@@ -61,6 +61,7 @@ SEVERITY = {
     # image at a time. Said before the causes whose time it inflates, as a debugging setting.
     "cudnn_disabled": 500.0,
     "recurrent_loop": 40.0,
+    "padding": 40.0,
     # Its share is an estimate of the forward the backward repeats (findings/checkpointing.py).
     "activation_checkpointing": 40.0,
     # A debugging setting in a timed step costs every op and buys nothing there: its fix comes
@@ -102,6 +103,7 @@ SHARE_WEIGHT = {
     "cudnn_benchmark": 40.0,
     "cudnn_disabled": 100.0,
     "recurrent_loop": 100.0,
+    "padding": 100.0,
     "activation_checkpointing": 100.0,
     "debug_mode": 100.0,
     # Its share is the library calls' time, of which max-autotune won back nothing measurable

@@ -16,6 +16,7 @@ from .convolutions import convolution_findings
 from .debug_settings import debug_findings
 from .host_tensors import host_tensor_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
+from .padding import padding_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, library_time
 from .places import optimizer_place
@@ -74,6 +75,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *checkpoint_findings(capture, real),
         *unused_gradient_findings(capture, real),
         *recurrent_loop_findings(capture, real),
+        *padding_findings(capture, real),
         *budget_findings(capture, real),
     ]
     return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in VERDICTS]

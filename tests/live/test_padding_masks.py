@@ -1,0 +1,53 @@
+"""The share of padding in a compiled graph's attention mask, read where it compiles, reaches the
+capture and its finding (the fourth blind round's GPT-2 fed `padding="max_length"`: 2.04x padded
+to the longest, H200)."""
+
+from __future__ import annotations
+
+import compilescope
+import torch
+from compilescope.live.compiled_code.padding import padding_shares
+
+
+def test_masks_are_read_by_their_convention_and_other_inputs_are_not():
+    hf = torch.zeros(2, 8, dtype=torch.long)
+    hf[:, :2] = 1  # Hugging Face: 1 keeps, 0 pads (6 of 8 padded)
+    nn_mask = torch.zeros(2, 8, dtype=torch.bool)
+    nn_mask[:, 4:] = True  # torch.nn: True pads (4 of 8)
+    ids = torch.randint(0, 50, (2, 8))
+    shares = padding_shares(
+        ["l_kwargs_attention_mask_", "l_src_key_padding_mask_", "l_input_ids_", "l_x_"],
+        [hf, nn_mask, ids, torch.randn(2, 8)],
+    )
+    assert shares == {"l_kwargs_attention_mask_": 0.75, "l_src_key_padding_mask_": 0.5}
+    # A mask of other values (a bias, positions) or 4-d is not a padding mask.
+    assert padding_shares(["l_attention_mask_"], [torch.full((2, 8), 3)]) == {}
+    assert padding_shares(["l_attention_mask_"], [torch.ones(1, 1, 8, 8, dtype=torch.long)]) == {}
+
+
+def test_a_compiled_model_fed_mostly_padding_says_so():
+    torch.manual_seed(0)
+    emb, head = torch.nn.Embedding(50, 16), torch.nn.Linear(16, 4)
+    opt = torch.optim.SGD([*emb.parameters(), *head.parameters()], lr=0.1)
+
+    @torch.compile
+    def model(input_ids, attention_mask):
+        h = emb(input_ids) * attention_mask.unsqueeze(-1)
+        return head(torch.tanh(h)).sum()
+
+    ids = torch.randint(0, 50, (4, 32))
+    mask = torch.zeros(4, 32, dtype=torch.long)
+    mask[:, :4] = 1  # 28 of 32 positions padded
+    with compilescope.capturing(eager_steps=0) as cap:
+        for _ in range(16):
+            model(input_ids=ids, attention_mask=mask).backward()
+            opt.step()
+            opt.zero_grad()
+    c = cap.capture
+    (masks,) = [x.metrics["padding"] for x in c if "padding" in x.metrics]
+    assert list(masks.values()) == [0.875]
+    found = [f for f in compilescope.findings(c) if f.kind == "padding"]
+    assert found and "88% of the positions of `attention_mask` (4 x 32) are padding" in found[0].what
+    assert found[0].fix.title == "pad each batch to its longest sequence"
+    again = compilescope.Capture.from_json(c.to_json())
+    assert [x.metrics["padding"] for x in again if "padding" in x.metrics] == [masks]
