@@ -17,24 +17,28 @@ METRIC = "padding"
 
 
 def padding_shares(placeholders: list[str], example_inputs: list[object]) -> dict[str, float]:
-    """Input name -> the share of its positions that are padding, for the 2-d (batch, sequence)
-    masks among a graph's inputs: `attention_mask` (Hugging Face: 0 is padding) and
-    `*padding_mask` (torch.nn: True is padding). One read of each mask, where the graph
-    compiles (a wait for the device then, not in the steps)."""
+    """Input name -> the share of its positions that are padding, for the (batch, sequence)
+    masks among a graph's inputs: a 2-d input named `*mask*` of 0/1 values whose padding, in
+    each row, is one run at its end or its start (right or left padding: a random mask, as a
+    masked-LM's, is not padding). Integer masks pad with 0 (Hugging Face's `attention_mask`);
+    bool ones with True where the name says padding (`key_padding_mask`), else with False. One
+    read of each mask, where the graph compiles (a wait for the device then, not in the steps)."""
     out: dict[str, float] = {}
     for name, value in zip(placeholders, example_inputs, strict=False):
         low = name.lower()
         if "mask" not in low or not isinstance(value, torch.Tensor) or value.dim() != 2:
             continue
-        if value.dtype.is_floating_point or value.numel() == 0:
-            continue
-        pads_are_true = "padding_mask" in low
-        if not pads_are_true and "attention_mask" not in low:
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.numel() == 0:
             continue
         with torch.no_grad():
             if not bool(((value == 0) | (value == 1)).all()):
                 continue  # not a 0/1 mask (positions, bias): nothing to say
+            pads_are_true = value.dtype == torch.bool and "padding" in low
             padded = (value != 0) if pads_are_true else (value == 0)
+            steps = padded.to(torch.int8).diff(dim=1)
+            one_run = (steps >= 0).all(dim=1) | (steps <= 0).all(dim=1)
+            if not bool(one_run.all()):
+                continue
             out[name] = float(padded.float().mean())
     return out
 

@@ -39,9 +39,10 @@ def padding_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         shape = _shape(c, name)
         what = (
             f"{padded:.0%} of the positions of `{_readable(name)}`{shape} are padding: {cid}'s "
-            f"graph computes on every position, padded or not, so about "
+            f"graph computes on every position, padded or not: up to "
             f"{step_s * 1e3:.3f} ms a step ({step_s / wall:.0%}) is spent on padding (its "
-            f"{seconds[cid] * 1e3:.3f} ms by that share). Batches padded to a fixed length "
+            f"{seconds[cid] * 1e3:.3f} ms by that share; shorter batches still launch the same "
+            "kernels, so the step gains less). Batches padded to a fixed length "
             '(`padding="max_length"`) longer than most of their sequences do this.'
         )
         found.append(
