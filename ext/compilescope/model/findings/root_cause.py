@@ -187,10 +187,12 @@ def claimed_out_of_idle_time(found: list[Finding], real: RealSteps) -> list[Find
 def launches_to_their_cause(found: list[Finding], real: RealSteps) -> list[Finding]:
     """On a launch-bound GPU step the idle time is shared by the kernels launched: a finding
     whose fix removes launches (`Cost.launches`: a backward's gradients nobody steps, a loop
-    unrolled into copies of a cell) takes their share of it (the fourth blind round's unfrozen
+    unrolled into copies of a cell, the eager code a break leaves) takes their share of it (the fourth blind round's unfrozen
     ResNet-50 backbone and LSTMCell loop ranked below launch-bound, CUDA graphs first)."""
     bound = next((f for f in found if f.kind == "launch_bound" and f.cost.step_s), None)
+    # Every launch of the step, compiled and eager, shares the idle time.
     launches = sum(k.calls_per_run for k in real.kernels)
+    launches += sum(w.calls for w in real.outside if w.kind == "eager_op")
     wall = real.compiled.median_s
     causes = [f for f in found if f.cost.launches and f is not bound]
     if bound is None or not causes or not launches or wall <= 0:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .idle_time import IDLE_SHARE
 from .parts import Finding
 from .places import in_function_of
 
@@ -67,10 +66,11 @@ def _called_from(limit: Finding, callers: list[Frame], by_id: dict[str, Compile]
 
 
 def eager_launches_to_their_cause(found: list[Finding], real: RealSteps) -> list[Finding]:
-    """On a launch-bound GPU step, the device's idle time is shared by the kernels launched:
-    the eager ops' share (outside every compiled graph) is the one cause that leaves code
-    uncompiled, whose fix compiles them, and not CUDA graphs', which replay compiled graphs
-    only. Said where that cause's frames are seen running eager ops in the timed steps."""
+    """On a launch-bound GPU step, the eager ops' launches (outside every compiled graph) are
+    the one cause's that leaves code uncompiled, whose fix compiles them, and not CUDA graphs',
+    which replay compiled graphs only: its `Cost.launches` (their share of the idle time goes
+    with it in root_cause), and its fix first in launch-bound's. Said where that cause's frames
+    are seen running eager ops in the timed steps."""
     causes = [f for f in found if f.kind in UNCOMPILED]
     launch = [f for f in found if f.kind == "launch_bound" and f.cost.step_s]
     if len(causes) != 1 or not launch:
@@ -81,33 +81,20 @@ def eager_launches_to_their_cause(found: list[Finding], real: RealSteps) -> list
     if not any(p is not None and in_function_of(w.where, p) for w in eager for p in places):
         return found  # its frames ran no eager op in the timed steps
     eager_calls = sum(w.calls for w in eager)
-    compiled_calls = sum(k.calls_per_run for k in real.kernels)
-    wall = real.compiled.median_s
-    if not eager_calls or wall <= 0:
+    every = eager_calls + sum(k.calls_per_run for k in real.kernels)
+    if not eager_calls:
         return found
-    idle = bound.cost.step_s or 0.0
-    claimed = idle * eager_calls / (eager_calls + compiled_calls)
-    cost = (cause.cost.step_s or 0.0) + claimed
     moved = replace(
         cause,
         what=f"{cause.what} Outside the compiled graphs, {eager_calls:.0f} kernels a step are "
-        f"launched by eager ops ({eager_calls / (eager_calls + compiled_calls):.0%} of the step's "
-        f"launches), each waited for by an idle GPU: {claimed * 1e3:.3f} ms a step "
-        f"({claimed / wall:.0%}) of the launch-bound idle time.",
-        cost=replace(cause.cost, step_s=cost, share=min(cost / wall, 1.0)),
+        f"launched by eager ops ({eager_calls / every:.0%} of the step's launches).",
+        cost=replace(cause.cost, launches=eager_calls),
     )
-    rest = idle - claimed
-    out = [moved if f is cause else f for f in found if f is not bound]
-    if rest / wall >= IDLE_SHARE:
-        first = cause.fixes[:1]
-        out.append(
-            replace(
-                bound,
-                what=f"{bound.what} Of the idle time, {claimed * 1e3:.3f} ms waits on the "
-                "kernels of eager ops, counted with the finding that leaves their code "
-                "uncompiled: CUDA graphs replay compiled graphs only.",
-                cost=replace(bound.cost, step_s=rest, share=rest / wall),
-                fixes=(*first, *(x for x in bound.fixes if x not in first)),
-            )
-        )
-    return out
+    first = cause.fixes[:1]
+    said = replace(
+        bound,
+        what=f"{bound.what} CUDA graphs replay compiled graphs only: the eager ops' launches go "
+        "with the finding that leaves their code uncompiled.",
+        fixes=(*first, *(x for x in bound.fixes if x not in first)),
+    )
+    return [moved if f is cause else said if f is bound else f for f in found]
