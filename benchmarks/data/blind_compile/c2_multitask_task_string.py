@@ -66,7 +66,10 @@ class MultiTaskNet(nn.Module):
         super().__init__()
         self.backbone = Backbone()
         self.heads = nn.ModuleDict(
-            {k: nn.Sequential(nn.Linear(192, 128), nn.GELU(), nn.Linear(128, n)) for k, n in TASKS.items()}
+            {
+                k: nn.Sequential(nn.Linear(192, 128), nn.GELU(), nn.Linear(128, n))
+                for k, n in TASKS.items()
+            }
         )
 
     def forward(self, img, task: str):

@@ -65,7 +65,7 @@ def run(fresh: bool):
             model.eval()
             correct = 0
             with torch.no_grad():
-                for x, y in zip(val_x, val_y):
+                for x, y in zip(val_x, val_y, strict=True):
                     correct += (compiled(x).argmax(-1) == y).sum()
     return cap.capture
 

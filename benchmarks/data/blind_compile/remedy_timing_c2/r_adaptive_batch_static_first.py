@@ -19,9 +19,20 @@ def cbr(i, o, s=1, k=3):
 
 torch.manual_seed(0)
 model = nn.Sequential(
-    cbr(3, 16), cbr(16, 24, 2), cbr(24, 24), cbr(24, 48, 2), cbr(48, 48, k=1), cbr(48, 48),
-    cbr(48, 96, 2), cbr(96, 96, k=1), cbr(96, 160, 2), nn.Conv2d(160, 192, 1), nn.SiLU(),
-    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(192, 20),
+    cbr(3, 16),
+    cbr(16, 24, 2),
+    cbr(24, 24),
+    cbr(24, 48, 2),
+    cbr(48, 48, k=1),
+    cbr(48, 48),
+    cbr(48, 96, 2),
+    cbr(96, 96, k=1),
+    cbr(96, 160, 2),
+    nn.Conv2d(160, 192, 1),
+    nn.SiLU(),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Linear(192, 20),
 ).eval()
 compiled = torch.compile(model, dynamic=True if MODE == "dynamic_true" else None)
 if MODE == "eager_then_compile":

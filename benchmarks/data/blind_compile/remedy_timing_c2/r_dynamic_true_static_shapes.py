@@ -20,8 +20,15 @@ def cbr(i, o, s=1, k=3):
 
 torch.manual_seed(0)
 model = nn.Sequential(
-    cbr(3, 16), cbr(16, 32, 2), cbr(32, 32), cbr(32, 64, 2), cbr(64, 64, k=1), cbr(64, 96, 2),
-    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 10),
+    cbr(3, 16),
+    cbr(16, 32, 2),
+    cbr(32, 32),
+    cbr(32, 64, 2),
+    cbr(64, 64, k=1),
+    cbr(64, 96, 2),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Linear(96, 10),
 )
 compiled = torch.compile(model, dynamic=DYN)
 opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True)

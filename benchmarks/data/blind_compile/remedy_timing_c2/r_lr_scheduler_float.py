@@ -13,8 +13,13 @@ N_FEAT, N_CLS, BATCH = 32, 10, 64
 
 torch.manual_seed(0)
 model = nn.Sequential(
-    nn.Linear(N_FEAT, 128), nn.LayerNorm(128), nn.GELU(), nn.Linear(128, 128), nn.GELU(),
-    nn.Dropout(0.1), nn.Linear(128, N_CLS),
+    nn.Linear(N_FEAT, 128),
+    nn.LayerNorm(128),
+    nn.GELU(),
+    nn.Linear(128, 128),
+    nn.GELU(),
+    nn.Dropout(0.1),
+    nn.Linear(128, N_CLS),
 )
 lr = torch.tensor(3e-3) if FIX else 3e-3
 gamma = torch.tensor(0.95) if FIX else 0.95

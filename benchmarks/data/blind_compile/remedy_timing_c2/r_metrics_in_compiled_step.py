@@ -36,8 +36,13 @@ if FIX:
 
 torch.manual_seed(0)
 model = nn.Sequential(
-    nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 32, 3, stride=2, padding=1),
-    nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, N_CLS),
+    nn.Conv2d(3, 16, 3, padding=1),
+    nn.ReLU(),
+    nn.Conv2d(16, 32, 3, stride=2, padding=1),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Linear(32, N_CLS),
 )
 opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 meter = RunningMetrics()

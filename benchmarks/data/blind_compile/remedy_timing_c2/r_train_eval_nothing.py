@@ -9,9 +9,16 @@ import torch.nn.functional as F
 
 torch.manual_seed(0)
 model = nn.Sequential(
-    nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
-    nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
-    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32, 10),
+    nn.Conv2d(3, 16, 3, padding=1, bias=False),
+    nn.BatchNorm2d(16),
+    nn.ReLU(),
+    nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False),
+    nn.BatchNorm2d(32),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Dropout(0.2),
+    nn.Linear(32, 10),
 )
 compiled = torch.compile(model)
 opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
@@ -30,7 +37,7 @@ for epoch in range(2):
         opt.zero_grad(set_to_none=True)
     model.eval()
     with torch.no_grad():
-        for x, y in zip(val_x, val_y):
+        for x, y in zip(val_x, val_y, strict=True):
             (compiled(x).argmax(-1) == y).sum()
     print(f"epoch {epoch}: {time.perf_counter() - t:.1f} s", flush=True)
 print(f"control: {time.perf_counter() - t:.1f} s")
