@@ -58,3 +58,33 @@ def test_a_float_dynamo_keeps_as_a_number_is_named_as_written():
     assert g == "___as_tensor(p).item() == <value>" and is_value_guard(g)
     (fix,) = guard_fixes(g, None)
     assert fix.title == "pass `p` as a tensor" and "torch.tensor(p)" in fix.change
+
+
+def test_a_string_value_guard_keeps_the_branch_out_of_the_shared_graph_not_a_tensor():
+    # The second compile-time blind round's multi-task CNN: `task` passed as a string, each task
+    # recompiling the shared backbone; "pass `task` as a tensor" was offered (a string has none).
+    from compilescope.model.findings.recompiles import guard_fixes
+
+    for guard in ("task == 'age'", "L['task'] == \"pose\"", "G['MODE'] == 'eval'"):
+        (fix,) = guard_fixes(guard, None)
+        assert "out of the shared graph" in fix.title
+        assert "torch._dynamo.graph_break()" in fix.change and "compile()" in fix.change
+    (numeric,) = guard_fixes("L['p'] == 0.5", None)
+    assert numeric.title == "pass `p` as a tensor"
+
+
+def test_a_size_guard_on_the_models_positional_input_offers_mark_dynamic_first():
+    # torch.compile(model) compiles torch's `inner(*args, **kwargs)`: the guard names `args[0]`.
+    # The second compile-time blind round's varying batch got dynamic=True alone (no gain there).
+    from compilescope.model.findings.recompiles import guard_fixes
+
+    mark, whole = guard_fixes(
+        "tensor 'args[0]' size mismatch at index 0. expected 6, actual 3", None
+    )
+    assert mark.title == "Mark dim 0 of the model's first input dynamic before the first call"
+    assert "torch._dynamo.mark_dynamic(x, 0)` on the first tensor" in mark.change
+    assert whole.title == "Compile with dynamic=True"
+    (only,) = guard_fixes(
+        "tensor '___from_numpy(___stack1)' size mismatch at index 1. expected 2, actual 3", None
+    )
+    assert only.title == "Compile with dynamic=True"

@@ -40,6 +40,11 @@ _LIMIT_VALUE = re.compile(r"currently set to (\d+)|recompile_limit \((\d+)\)")
 
 _DYNAMIC_TRADEOFF = "every size becomes a symbol: kernels are compiled for any size"
 _MARK_TRADEOFF = "that size is compiled for any value (torch guards that it stays above 1)"
+# `args[0]`: a positional input of torch's compile wrapper (`inner(*args, **kwargs)`).
+_POSITIONAL = re.compile(r"args\[(?P<i>\d+)\]")
+_ORDINAL = {0: "first", 1: "second", 2: "third", 3: "fourth"}
+# A guard on a string's value (`task == 'age'`).
+_STRING_VALUE = re.compile(r"==\s*(?:'[^']*'|\"[^\"]*\")\s*$")
 
 
 # A guard on a Python value (`self.step == 7`, `G['CALLS'] == 10`, `scale == 0.5`): one cause
@@ -130,6 +135,29 @@ def value_guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
         )
     glob = _GLOBAL.match(source)
     local = _LOCAL.match(source)
+    if (glob or local) and _STRING_VALUE.search(guard):
+        # A string (a task or mode name) has no tensor form: compile the part that does not
+        # depend on it once (the second compile-time blind round's multi-task CNN: each task
+        # name compiled the shared backbone again; 50 -> 27 s compiling only the backbone).
+        name = glob["name"] if glob else (local["quoted"] or local["plain"]) if local else ""
+        change = (
+            f"compile only the part that does not depend on `{name}` (the shared backbone: "
+            "`model.backbone.compile()`), or insert `torch._dynamo.graph_break()` where the "
+            f"code starts to branch on `{name}`: the shared part is compiled once, and each "
+            f"value of `{name}` compiles only the small part after the break"
+        )
+        return (
+            Fix(
+                "code",
+                f"keep the code that branches on `{name}` out of the shared graph",
+                change=change,
+                where=where,
+                tradeoff="the part after the break runs as a graph per value (or eagerly): "
+                "no fusion across the break",
+                source="torch.compile docs: dealing with recompilations (graph breaking to "
+                "reduce recompilation costs)",
+            ),
+        )
     if glob or local:
         name = glob["name"] if glob else (local["quoted"] or local["plain"]) if local else ""
         what = "global" if glob else "argument"
@@ -258,6 +286,23 @@ def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
         dynamic = Setting("dynamic", "compile_kwarg", True)
         whole = Fix("setting", "Compile with dynamic=True", (dynamic,), tradeoff=_DYNAMIC_TRADEOFF,
                     source="compilescope")  # fmt: skip
+        positional = _POSITIONAL.fullmatch(name)
+        if positional:
+            # `torch.compile(model)` compiles torch's wrapper `inner(*args, **kwargs)`: the
+            # guard names the model's positional input (the second compile-time blind round's
+            # batch size that varies from the second call: dynamic=True gained nothing there).
+            nth = _ORDINAL.get(int(positional["i"]), f"number {int(positional['i']) + 1}")
+            change = (
+                f"`torch._dynamo.mark_dynamic(x, {dim})` on the {nth} tensor you pass to the "
+                "compiled model, before its first call: the first compile is dynamic in that "
+                "size, and the static graph compiled first is not thrown away"
+            )
+            return (
+                Fix("code", f"Mark dim {dim} of the model's {nth} input dynamic before the first call",
+                    change=change, where=where, tradeoff=_MARK_TRADEOFF,
+                    source="torch.compile docs: reducing compile time (mark_dynamic)"),
+                whole,
+            )  # fmt: skip
         if not name.isidentifier():
             # A source only Dynamo can name (`___from_numpy(___stack1)`, a resume function's
             # stack): nothing a user could mark; dynamic=True still reaches it.
