@@ -293,3 +293,37 @@ def test_an_rnn_cell_looped_over_time_steps_names_the_fused_module_first():
     few = Graph("dynamo_output_graph", "", [n for n in g.nodes if n not in cells[4:]])
     short = replace(c, graphs={**c.graphs, "dynamo_output_graph": (few,)})
     assert recurrent_loop_findings(replace(cap, compiles=(short,)), cap.timings.real_steps) == []
+
+
+def _item_breaks(function: str) -> list[Finding]:
+    return [
+        Finding("data_dependent", "`.item()` (a tensor read into a Python number) breaks the graph.",
+                f"data_dependent:item@{line}", user=Place("/home/me/metrics.py", line, function),
+                counts=compilescope.model.findings.parts.Counts(breaks=2),
+                fixes=(Fix("setting", "capture_scalar_outputs"),))
+        for line in (45, 47, 49, 51, 53)
+    ]  # fmt: skip
+
+
+def _step_capture(entry: str) -> compilescope.Capture:
+    from compilescope.model.compile import Compile, Frame
+    from compilescope.model.compile_id import CompileId
+
+    c = Compile(CompileId(frame_id=0, frame_compile_id=0), Frame(entry, "/home/me/metrics.py", 70))
+    return compilescope.Capture((c,))
+
+
+def test_many_breaks_in_one_helper_fold_into_keeping_it_out_of_the_compiled_code():
+    # The second compile-time blind round's running metrics: `update` read 5 values with
+    # `.item()` inside a compiled `train_step`; each break was its own finding (remedy at #14).
+    (one,) = onto_their_causes(_item_breaks("update"), _step_capture("train_step"))
+    assert one.kind == "graph_break" and one.counts.breaks == 10
+    assert one.what.startswith("`update` breaks the graph at 5 of its lines (10 breaks)")
+    assert one.fix.title == "keep `update` out of the compiled code"
+    assert "@torch.compiler.disable" in one.fix.change and one.user.line == 45
+    assert [f.title for f in one.fixes[1:]] == ["capture_scalar_outputs"]
+    # The function torch.compile was given, or a module's forward: never told to stay out.
+    assert len(onto_their_causes(_item_breaks("train_step"), _step_capture("train_step"))) == 5
+    assert len(onto_their_causes(_item_breaks("forward"), _step_capture("train_step"))) == 5
+    # Two lines are two breaks to fix, not a helper to keep out.
+    assert len(onto_their_causes(_item_breaks("update")[:2], _step_capture("train_step"))) == 2

@@ -37,6 +37,7 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
             f for f in found if not (f.kind == "fallback_op" and "convolution_backward" in f.key)
         ]
     found = limit_below_an_eager_frame(found, capture)
+    found = breaks_in_one_helper(found, capture)
     found = eager_ops_to_their_cause(found)
     if any(f.kind == "not_compiled" for f in found):
         # Nothing compiled ran: the idle device is the eager code's launches, and the remedy
@@ -56,6 +57,7 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
 
 
 # Below: it imports this module's neighbours, which import nothing of it.
+from .break_helpers import breaks_in_one_helper  # noqa: E402
 from .uncompiled_code import eager_launches_to_their_cause, limit_below_an_eager_frame  # noqa: E402
 
 
