@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from ..capture import Capture
+from ..compile import Compile
 from ..measured.compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
 from ..measured.compile_payback import pay_back
 from .catalog import remedy
@@ -172,6 +173,8 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
                 + f" (compile {compile_id} uses `{path}`'s parameters {uses} times)"
             )
         )
+    if any(_dynamic_from_the_start(c) for c in capture):
+        fixes.append(remedy("default_dynamic").fix())
     tuned_s = sum(
         t / 1e6
         for c in capture
@@ -227,6 +230,17 @@ def _nothing(budget: CompileBudget) -> Fix:
 # What Inductor's config (as torch logged it with each compile) says of how it compiled.
 _ONE_COMPILE_THREAD = re.compile(r'"compile_threads": 1\b')
 _MAX_AUTOTUNE = re.compile(r'"max_autotune(_gemm)?": true')
+
+
+# torch.compile(dynamic=True) turns Dynamo's `assume_static_by_default` off (its logged config).
+_ALL_DYNAMIC = re.compile(r'"assume_static_by_default": false')
+
+
+def _dynamic_from_the_start(c: Compile) -> bool:
+    """A compile made with dynamic=True that holds size symbols: every size symbolic from the
+    first call, changing or not."""
+    config = c.metrics.get("dynamo_config")
+    return isinstance(config, str) and bool(_ALL_DYNAMIC.search(config)) and bool(c.symbols)
 
 
 def _config_says(capture: Capture, pattern: re.Pattern[str]) -> bool:
