@@ -109,8 +109,13 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
         B, n_batches, lo, hi = 16, 4, 24, 128
     else:
         cfg = GPT2Config(
-            n_layer=2, n_embd=64, n_head=4, n_positions=64, vocab_size=512,
-            bos_token_id=0, eos_token_id=0,
+            n_layer=2,
+            n_embd=64,
+            n_head=4,
+            n_positions=64,
+            vocab_size=512,
+            bos_token_id=0,
+            eos_token_id=0,
         )
         B, n_batches, lo, hi = 4, 2, 4, 16
     model_max_length = cfg.n_positions

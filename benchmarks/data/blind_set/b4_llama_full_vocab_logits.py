@@ -56,16 +56,29 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
     cuda = dev.type == "cuda"
     if cuda:
         cfg = LlamaConfig(
-            vocab_size=128256, hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
-            num_attention_heads=16, num_key_value_heads=8, max_position_embeddings=2048,
-            rope_theta=500000.0, bos_token_id=128000, eos_token_id=128001,
+            vocab_size=128256,
+            hidden_size=1024,
+            intermediate_size=2816,
+            num_hidden_layers=8,
+            num_attention_heads=16,
+            num_key_value_heads=8,
+            max_position_embeddings=2048,
+            rope_theta=500000.0,
+            bos_token_id=128000,
+            eos_token_id=128001,
         )
         B, P, C = 16, 448, 64
     else:
         cfg = LlamaConfig(
-            vocab_size=2048, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-            bos_token_id=0, eos_token_id=0,
+            vocab_size=2048,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=64,
+            bos_token_id=0,
+            eos_token_id=0,
         )
         B, P, C = 2, 12, 4
     model = LlamaForCausalLM(cfg).to(dev).train()

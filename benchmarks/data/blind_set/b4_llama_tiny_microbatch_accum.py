@@ -73,15 +73,26 @@ def build(device: str, remedy: bool) -> tuple[Callable[[], None], Callable[[], N
     cuda = dev.type == "cuda"
     if cuda:
         cfg = LlamaConfig(
-            vocab_size=32000, hidden_size=768, intermediate_size=2048, num_hidden_layers=8,
-            num_attention_heads=12, num_key_value_heads=4, max_position_embeddings=1024,
+            vocab_size=32000,
+            hidden_size=768,
+            intermediate_size=2048,
+            num_hidden_layers=8,
+            num_attention_heads=12,
+            num_key_value_heads=4,
+            max_position_embeddings=1024,
         )
         global_batch, T = 16, 256
     else:
         cfg = LlamaConfig(
-            vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-            bos_token_id=0, eos_token_id=0,
+            vocab_size=512,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=64,
+            bos_token_id=0,
+            eos_token_id=0,
         )
         global_batch, T = 8, 16
     # the user's setting (copied from a small-GPU run) vs the remedy; same global batch
