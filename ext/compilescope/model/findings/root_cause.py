@@ -6,12 +6,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..capture import Capture
+from .break_helpers import breaks_in_one_helper
 from .catalog import remedy
 from .idle_time import IDLE_SHARE
 from .parts import Finding, Fix
 from .perf import SHOWN_SHARE
 from .places import in_function_of
 from .torch_optimizer import in_torch_optim
+from .uncompiled_code import eager_launches_to_their_cause, limit_below_an_eager_frame
 
 if TYPE_CHECKING:
     from ..measured.timing import RealSteps
@@ -54,11 +56,6 @@ def onto_their_causes(found: list[Finding], capture: Capture) -> list[Finding]:
         found = eager_launches_to_their_cause(found, real)
         found = launches_to_their_cause(found, real)
     return found
-
-
-# Below: it imports this module's neighbours, which import nothing of it.
-from .break_helpers import breaks_in_one_helper  # noqa: E402
-from .uncompiled_code import eager_launches_to_their_cause, limit_below_an_eager_frame  # noqa: E402
 
 
 def _with_syncs(debug: Finding, found: list[Finding]) -> Finding:
