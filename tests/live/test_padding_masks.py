@@ -56,7 +56,9 @@ def test_a_compiled_model_fed_mostly_padding_says_so():
     real = c.timings.real_steps
     assert real is not None and real.graphs, c.timings.real_steps_note  # the graph's time
     found = [f for f in compilescope.findings(c) if f.kind == "padding"]
-    assert found, [f.kind for f in compilescope.findings(c)]
+    ids = [(str(x.id), sorted(x.metrics.get("padding", {}))) for x in c]
+    timed = [(g.compile_id, g.role, g.seconds) for g in real.graphs]
+    assert found, ([f.kind for f in compilescope.findings(c)], ids, timed)
     assert "88% of the positions of `attention_mask` (4 x 32) are padding" in found[0].what
     assert found[0].fix.title == "pad each batch to its longest sequence"
     again = compilescope.Capture.from_json(c.to_json())

@@ -8,7 +8,7 @@ from ..capture import Capture
 from ..compile import Compile
 from .catalog import remedy
 from .parts import Cost, Finding
-from .places import frame_of, frame_places
+from .places import FrameKey, frame_key, frame_of, frame_places
 
 if TYPE_CHECKING:
     from ..measured.timing import RealSteps
@@ -23,25 +23,30 @@ def padding_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     graph's time is spent on padding (the fourth blind round's GPT-2 fed `padding="max_length"`:
     16 x 1024 tokens of 24-128 real ones, 2.04x padded to the longest)."""
     wall = real.compiled.median_s
-    seconds: dict[str, float] = {}
+    # By frame: the graph timed may be a later compile of the frame whose mask was read (a
+    # recompile, or a compile served from torch's caches), fed the same batches.
+    frames = {str(c.id): frame_key(c) for c in capture}
+    seconds: dict[FrameKey, float] = {}
     for share in real.graphs:
-        seconds[share.compile_id] = seconds.get(share.compile_id, 0.0) + share.seconds
+        key = frames.get(share.compile_id)
+        if key is not None:
+            seconds[key] = seconds.get(key, 0.0) + share.seconds
     found = []
     for c in capture:
         masks = c.metrics.get("padding")
-        cid = str(c.id)
-        if not isinstance(masks, dict) or not masks or cid not in seconds or wall <= 0:
+        cid, key = str(c.id), frame_key(c)
+        if not isinstance(masks, dict) or not masks or key not in seconds or wall <= 0:
             continue
         name, padded = max(masks.items(), key=lambda kv: kv[1])
         if not isinstance(padded, float) or padded < _PADDED_SHARE:
             continue
-        step_s = seconds[cid] * padded
+        step_s = seconds[key] * padded
         shape = _shape(c, name)
         what = (
             f"{padded:.0%} of the positions of `{_readable(name)}`{shape} are padding: {cid}'s "
             f"graph computes on every position, padded or not: up to "
             f"{step_s * 1e3:.3f} ms a step ({step_s / wall:.0%}) is spent on padding (its "
-            f"{seconds[cid] * 1e3:.3f} ms by that share; shorter batches still launch the same "
+            f"{seconds[key] * 1e3:.3f} ms by that share; shorter batches still launch the same "
             "kernels, so the step gains less). Batches padded to a fixed length "
             '(`padding="max_length"`) longer than most of their sequences do this.'
         )
