@@ -61,7 +61,9 @@ def test_a_compiled_model_fed_mostly_padding_says_so():
     ids = [(str(x.id), sorted(x.metrics.get("padding", {}))) for x in c]
     timed = [(g.compile_id, g.role, g.seconds) for g in real.graphs]
     assert found, ([f.kind for f in compilescope.findings(c)], ids, timed)
-    assert "88% of the positions of `attention_mask` (8 x 256) are padding" in found[0].what, found[0].cost.share
+    assert "88% of the positions of `attention_mask` (8 x 256) are padding" in found[0].what, found[
+        0
+    ].cost.share
     assert found[0].fix.title == "pad each batch to its longest sequence"
     again = compilescope.Capture.from_json(c.to_json())
     assert [x.metrics["padding"] for x in again if "padding" in x.metrics] == [masks]
