@@ -142,3 +142,36 @@ def test_the_step_settings_read_the_debugging_ones():
     with torch.autograd.set_detect_anomaly(True):
         assert step_settings(gpu=False).anomaly_detection is True
     assert step_settings(gpu=False).anomaly_detection is False
+    assert step_settings(gpu=False).profiler is False
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+        assert step_settings(gpu=False).profiler is True
+    assert step_settings(gpu=False).deterministic is False
+    torch.use_deterministic_algorithms(True)
+    try:
+        assert step_settings(gpu=False).deterministic is True
+    finally:
+        torch.use_deterministic_algorithms(False)
+    torch.backends.cudnn.deterministic = True
+    try:
+        assert step_settings(gpu=False).deterministic is True
+    finally:
+        torch.backends.cudnn.deterministic = False
+
+
+def test_attention_backends_off_are_read_and_the_determinism_fix_is_held_and_restored():
+    import torch
+    from compilescope.live.timing.step_context import _sdpa_math_only
+    from compilescope.model.findings.catalog import remedy
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    assert _sdpa_math_only() is False
+    with sdpa_kernel(SDPBackend.MATH):
+        assert _sdpa_math_only() is True
+    assert _sdpa_math_only() is False
+    torch.backends.cudnn.deterministic = True
+    try:
+        with applying(remedy("nondeterministic_kernels").fix()):
+            assert torch.backends.cudnn.deterministic is False
+        assert torch.backends.cudnn.deterministic is True
+    finally:
+        torch.backends.cudnn.deterministic = False

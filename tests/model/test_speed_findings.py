@@ -575,6 +575,45 @@ def test_a_debugging_setting_left_on_is_said_first_with_its_waits(loaded):
         assert "debug_mode" not in kinds and "host_sync" in kinds
 
 
+def test_a_profiler_left_recording_is_a_debugging_setting(loaded):
+    capture = _with_real(loaded("gpt2"), busy_s=0.004, settings=StepSettings(profiler=True))
+    (found,) = [f for f in findings(capture) if f.kind == "debug_mode"]
+    assert "a profiler recording every op" in found.what and "anomaly" not in found.what
+    assert "torch.profiler.profile" in found.fixes[0].change
+
+
+def test_deterministic_algorithms_on_a_gpu_are_said_after_the_verdict_with_their_setting(loaded):
+    # Said whatever the share (their cost is spread over many ops, not measured apart).
+    capture = _with_real(loaded("gpt2"), busy_s=0.019, settings=StepSettings(deterministic=True))
+    found = findings(capture)
+    first = next(f for f in found if f.kind not in ("compiled_slower", "compiled_not_faster"))
+    assert first.kind == "deterministic_algorithms"
+    assert "use_deterministic_algorithms(True)" in first.what
+    assert first.fixes[0].python() == "torch.backends.cudnn.deterministic = False"
+    assert "last bits" in first.fixes[0].tradeoff  # what it trades, said with the fix
+    # Off, not read, or a CPU step: no word of it.
+    for settings, device in ((StepSettings(deterministic=False), "cuda:0"), (None, "cuda:0"),
+                             (StepSettings(deterministic=True), "cpu")):  # fmt: skip
+        quiet = _with_real(loaded("gpt2"), busy_s=0.019, settings=settings, device=device)
+        assert "deterministic_algorithms" not in _kinds(findings(quiet))
+    again = compilescope.Capture.from_json(capture.to_json())
+    assert again.timings.real_steps.settings.deterministic is True
+
+
+def test_attention_with_its_fused_backends_off_is_said_where_a_graph_calls_sdpa(loaded):
+    # The gpt2 fixture's graph 1/0_1 calls scaled_dot_product_attention twice; module_backward's
+    # graph calls none.
+    settings = StepSettings(sdpa_math_only=True)
+    found = findings(_with_real(loaded("gpt2"), busy_s=0.019, settings=settings))
+    (sdpa,) = [f for f in found if f.kind == "sdpa_math_only"]
+    assert sdpa.compile_ids == ("1/0_1",) and "every fused attention backend" in sdpa.what
+    assert "enable_flash_sdp(False)" in sdpa.fixes[0].change
+    no_attention = _with_real(loaded("module_backward"), busy_s=0.019, settings=settings)
+    assert "sdpa_math_only" not in _kinds(findings(no_attention))
+    fused_on = _with_real(loaded("gpt2"), busy_s=0.019, settings=StepSettings(sdpa_math_only=False))
+    assert "sdpa_math_only" not in _kinds(findings(fused_on))
+
+
 def test_tensors_made_on_the_host_and_copied_are_named_and_taken_from_idle_time(loaded):
     # The third blind round's diffusion noise, `torch.randn(shape).to(dev)` every step (4.5x
     # made on the GPU): it read as launch-bound (193 us of idle a launch) in one run and

@@ -50,9 +50,18 @@ def step_settings(gpu: bool) -> StepSettings:
     """The settings of the moment that decide how fast matmuls and convolutions run."""
     precision = torch.get_float32_matmul_precision()
     anomaly = bool(torch.is_anomaly_enabled())
+    # Read before our own profiler starts (the split window): a profiler on now is the user's.
+    profiler = _called(torch.autograd, "_profiler_enabled")
+    deterministic = bool(
+        _called(torch, "are_deterministic_algorithms_enabled") or torch.backends.cudnn.deterministic
+    )
     if not gpu:
         return StepSettings(
-            device_name="cpu", matmul_precision=precision, anomaly_detection=anomaly
+            device_name="cpu",
+            matmul_precision=precision,
+            anomaly_detection=anomaly,
+            profiler=profiler,
+            deterministic=deterministic,
         )
     index = torch.cuda.current_device()
     major, _minor = torch.cuda.get_device_capability(index)
@@ -65,7 +74,28 @@ def step_settings(gpu: bool) -> StepSettings:
         cudnn_enabled=bool(torch.backends.cudnn.enabled),
         anomaly_detection=anomaly,
         launch_blocking=os.environ.get("CUDA_LAUNCH_BLOCKING", "") not in ("", "0"),
+        profiler=profiler,
+        deterministic=deterministic,
+        sdpa_math_only=_sdpa_math_only(),
     )
+
+
+def _called(owner: object, name: str) -> bool | None:
+    """owner.name() as a bool, None where this torch has no such function."""
+    function = getattr(owner, name, None)
+    return bool(function()) if callable(function) else None
+
+
+def _sdpa_math_only() -> bool | None:
+    """Every fused attention backend off (`sdpa_kernel(SDPBackend.MATH)`, `enable_flash_sdp(False)`
+    and the like): scaled_dot_product_attention runs its unfused math. cudnn_sdp_enabled is
+    read where this torch has it (2.2 and later)."""
+    cuda = torch.backends.cuda
+    fused = [_called(cuda, f) for f in ("flash_sdp_enabled", "mem_efficient_sdp_enabled")]
+    fused.append(_called(cuda, "cudnn_sdp_enabled"))
+    if fused[0] is None or fused[1] is None:
+        return None
+    return not any(fused)
 
 
 __all__ = ["optimizer_seen", "step_settings"]

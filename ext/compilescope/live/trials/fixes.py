@@ -54,6 +54,7 @@ _BACKEND_SETTINGS = {
     "torch.backends.cudnn.allow_tf32": ("torch.backends.cudnn", ""),
     "torch.backends.cudnn.benchmark": ("torch.backends.cudnn", ""),
     "torch.backends.cudnn.enabled": ("torch.backends.cudnn", ""),
+    "torch.backends.cudnn.deterministic": ("torch.backends.cudnn", ""),
 }
 
 

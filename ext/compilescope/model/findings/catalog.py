@@ -215,10 +215,12 @@ _ENTRIES = (
         "debugging_off",
         "turn debugging APIs off for training",
         "a debugging setting on in the timed steps: autograd's anomaly detection, "
-        "CUDA_LAUNCH_BLOCKING=1",
+        "CUDA_LAUNCH_BLOCKING=1, a profiler recording every step",
         "remove `torch.autograd.set_detect_anomaly(True)` (and `with "
-        "torch.autograd.detect_anomaly():`) from the training run, and unset "
-        "`CUDA_LAUNCH_BLOCKING`; turn them on again only to debug a NaN or a CUDA error",
+        "torch.autograd.detect_anomaly():`) and any profiler left recording "
+        "(`torch.profiler.profile`, `torch.autograd.profiler.emit_nvtx`) from the training run, "
+        "and unset `CUDA_LAUNCH_BLOCKING`; turn them on again only to debug a NaN, a CUDA error "
+        "or to profile a few steps",
         "a NaN or a CUDA error is then reported where it is noticed, not where it was made",
         f"{TUNING_GUIDE}: disable debugging APIs",
     ),
@@ -319,6 +321,36 @@ _ENTRIES = (
         "PyTorch docs: torch.backends.cudnn; NVIDIA cuDNN developer guide",
         "the fourth blind round's ResNet-18 (H200): 5.73x, the round author's timing (2 pairs)",
         settings=(Setting("torch.backends.cudnn.enabled", "set", True),),
+    ),
+    Remedy(
+        "nondeterministic_kernels",
+        "let torch pick its fastest kernels",
+        "a GPU step timed with deterministic algorithms asked for "
+        "(`torch.use_deterministic_algorithms(True)` or `torch.backends.cudnn.deterministic = "
+        "True`): convolutions, scatter/index_add, embedding backward and cumsum take slower, "
+        "reproducible kernels",
+        "remove `torch.use_deterministic_algorithms(True)` and `torch.backends.cudnn.deterministic "
+        "= True` from the training run (keep them for a run that must reproduce bit for bit)",
+        "results may differ in the last bits from run to run (floating-point sums in another "
+        "order)",
+        "PyTorch docs: Reproducibility (torch.use_deterministic_algorithms, cuDNN)",
+        "not measured by compilescope: trying it measures your step",
+        settings=(Setting("torch.backends.cudnn.deterministic", "set", False),),
+    ),
+    Remedy(
+        "fused_attention_backends",
+        "turn attention's fused kernels back on",
+        "scaled_dot_product_attention in a compiled graph with every fused backend off (flash, "
+        "memory-efficient, cuDNN): it runs as unfused matmuls and a softmax over the whole "
+        "score matrix",
+        "remove `torch.backends.cuda.enable_flash_sdp(False)` / "
+        "`enable_mem_efficient_sdp(False)` or the `with sdpa_kernel(SDPBackend.MATH):` around "
+        "the training step, so torch picks flash or memory-efficient attention",
+        "none for speed; a fused backend may not support an unusual mask or head size (torch "
+        "then falls back by itself)",
+        "PyTorch docs: torch.nn.functional.scaled_dot_product_attention, torch.nn.attention."
+        "sdpa_kernel",
+        "not measured by compilescope: trying it measures your step",
     ),
     Remedy(
         "bigger_micro_batch",

@@ -1,4 +1,4 @@
-"""Debugging settings left on in a timed step (anomaly detection, CUDA_LAUNCH_BLOCKING): said first, since they slow every op and buy nothing there."""
+"""Debugging settings left on in a timed step (anomaly detection, CUDA_LAUNCH_BLOCKING, a profiler): said first, since they slow every op and buy nothing there."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ def debug_findings(real: RealSteps) -> list[Finding]:
         )
     if s.launch_blocking:
         on.append("`CUDA_LAUNCH_BLOCKING=1`: every kernel launch waits until its kernel ends")
+    if s.profiler:
+        on.append(
+            "a profiler recording every op (`torch.profiler.profile`, `torch.autograd.profiler."
+            "profile` or `emit_nvtx` left around the training loop): each op records an event "
+            "on the host"
+        )
     if not on:
         return []
     wall = real.compiled.median_s

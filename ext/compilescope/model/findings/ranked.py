@@ -67,6 +67,10 @@ SEVERITY = {
     # A debugging setting in a timed step costs every op and buys nothing there: its fix comes
     # before any cause whose time it inflates (below the verdict alone).
     "debug_mode": 500.0,
+    # Settings that choose slower kernels for reproducibility or leave attention unfused:
+    # their cost is spread over many ops, not measured apart; said just after debugging's.
+    "deterministic_algorithms": 450.0,
+    "sdpa_math_only": 450.0,
     "library_matmul": 10.0,
     # From the step budget (findings/budget.py): measured parts whose remedy removes them.
     "host_copies": 40.0,

@@ -21,6 +21,7 @@ from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, library_time
 from .places import optimizer_place
 from .recurrent_loops import recurrent_loop_findings
+from .slow_settings import UNMEASURED_KINDS, slow_setting_findings
 from .unused_gradients import unused_gradient_findings
 from .verdict import VERDICTS, verdict_findings
 
@@ -65,6 +66,7 @@ def speed_findings(capture: Capture) -> list[Finding]:
     found = [
         *verdicts,
         *debug_findings(real),
+        *slow_setting_findings(capture, real),
         *_optimizer_findings(capture, real),
         *launch_bound_findings(capture, real),
         *_tf32_findings(capture, real),
@@ -78,7 +80,8 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *padding_findings(capture, real),
         *budget_findings(capture, real),
     ]
-    return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in VERDICTS]
+    shown = (*VERDICTS, *UNMEASURED_KINDS)
+    return [f for f in found if (f.cost.share or 0.0) >= SHOWN_SHARE or f.kind in shown]
 
 
 def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:

@@ -184,6 +184,12 @@ class StepSettings:
     # CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel). None: not read.
     anomaly_detection: bool | None = None
     launch_blocking: bool | None = None
+    profiler: bool | None = None  # an autograd profiler (torch.profiler, emit_nvtx) recording
+    # Settings that pick slower kernels for another goal: deterministic algorithms
+    # (torch.use_deterministic_algorithms, cudnn.deterministic), and scaled_dot_product_attention
+    # with every fused backend (flash, memory-efficient, cuDNN) turned off, math alone left.
+    deterministic: bool | None = None
+    sdpa_math_only: bool | None = None
 
 
 @dataclass(frozen=True)
