@@ -309,3 +309,31 @@ def test_on_a_gpu_the_profiled_split_window_is_shorter_and_the_note_says_so(monk
     assert "then 10 timed and 3 more for the split" in timer.notes[-1]
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert real_steps.RealStepTimer(session=None, steps=10)._split_length() == 10  # type: ignore[arg-type]
+
+
+def test_two_optimizers_in_one_training_step_make_one_step_not_two():
+    # The fifth blind round's DLRM steps SGD for its tables and AdamW for its MLP each step:
+    # each optimizer's end was a boundary, so a "step" was half a training step (0.50x the
+    # stopwatch; the eager window's median, 0.045 ms, was the AdamW step alone).
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    first, second = torch.nn.Linear(8, 8), torch.nn.Linear(8, 1)
+    model = torch.nn.Sequential(first, torch.nn.ReLU(), second)
+    opt_a = torch.optim.SGD(first.parameters(), lr=0.01)
+    opt_b = torch.optim.AdamW(second.parameters(), lr=0.01)
+    step = torch.compile(model)
+    x = torch.randn(4, 8)
+    with compilescope.capturing() as cap:
+        for _ in range(60):
+            step(x).sum().backward()
+            opt_a.step()
+            opt_b.step()
+            opt_a.zero_grad()
+            opt_b.zero_grad()
+    real = cap.capture.timings.real_steps
+    assert real is not None and real.kernels, cap.capture.timings
+    forward = [k.calls_per_run for k in real.kernels if k.role == "forward"]
+    assert forward and min(forward) == 1.0, forward  # once per training step, not 0.5
+    assert {o.name for o in real.optimizers} == {"SGD", "AdamW"}
+    # Both optimizers' time is in the step's optimizer time, each measured to its own end.
+    assert real.optimizer_s is not None and 0 < real.optimizer_s < real.compiled.median_s

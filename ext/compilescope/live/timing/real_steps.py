@@ -106,6 +106,14 @@ class RealStepTimer:
         self._opt_starts: list[tuple[int, Any]] = []  # (its step's index, mark) in the window
         self._first: dict[str, int] = {}  # window -> index of its first step (0-based)
         self._compiled_at = 0  # optimizer steps ended when the compiled windows were done
+        # Several optimizers stepping in one training step (a GAN's two, a recommender's
+        # sparse and dense ones) each end an optimizer step: the training step ends with the
+        # optimizer that stepped first (the lead), and the others' ends are not boundaries
+        # (counted as boundaries, the blind round's DLRM read half its step: 0.50x the
+        # stopwatch). None: a compiled optimizer step, never announced, which always counts.
+        self._lead: int | None = None
+        self._stepping: int | None = None  # the eager optimizer whose step is running
+        self._ends: dict[int, Any] = {}  # index in _opt_starts -> a non-lead step's own end
 
     def _go(self, phase: Phase) -> None:
         if phase is not Phase.DONE and phase not in NEXT[self.state]:
@@ -114,8 +122,15 @@ class RealStepTimer:
 
     # --- the user's steps ----------------------------------------------------------------------
     def boundary(self) -> None:
-        """One optimizer step has ended: a step boundary."""
+        """One optimizer step has ended: a step boundary, if it is the lead optimizer's."""
         if self.state is Phase.DONE:
+            return
+        who, self._stepping = self._stepping, None
+        if who is not None and self._lead is None:
+            self._lead = who
+        if who is not None and who != self._lead:
+            if self.state is Phase.WALL and self._opt_starts:
+                self._ends[len(self._opt_starts) - 1] = self._now()
             return
         try:
             self._advance()
@@ -130,6 +145,7 @@ class RealStepTimer:
         if self.state is Phase.DONE:
             return
         try:
+            self._stepping = id(optimizer)
             if id(optimizer) not in self._optimizers:
                 self._optimizers[id(optimizer)] = optimizer_seen(optimizer)
             if self.state is Phase.WALL:
@@ -140,9 +156,9 @@ class RealStepTimer:
     def _optimizer_time(self) -> float | None:
         """Median wall time per step inside eager optimizer steps (start to the step's end)."""
         per_step: dict[int, float] = {}
-        for index, start in self._opt_starts:
+        for n, (index, start) in enumerate(self._opt_starts):
             if 0 < index < len(self._marks):
-                end = self._marks[index]
+                end = self._ends.get(n, self._marks[index])
                 took = start.elapsed_time(end) / 1e3 if self._gpu else end - start
                 per_step[index] = per_step.get(index, 0.0) + took
         if not per_step:
@@ -159,7 +175,7 @@ class RealStepTimer:
         if self.state in (Phase.WALL, Phase.SPLIT) and compiling:
             # A recompile (or autotuning) inside the window: start over once it settles.
             self.notes.append("something compiled during the timed steps; timed later steps")
-            self._opt_starts = []
+            self._opt_starts, self._ends = [], {}
             self._close_window()
             self._quiet = 0
             self._go(Phase.SETTLING)
@@ -168,7 +184,7 @@ class RealStepTimer:
             self._quiet = 0 if compiling else self._quiet + 1
             if self._quiet >= self.settle:
                 self._gpu = torch.cuda.is_available() and cuda_initialized()
-                self._marks, self._opt_starts = [self._now()], []
+                self._marks, self._opt_starts, self._ends = [self._now()], [], {}
                 self._first["compiled"] = self._boundaries  # the next step's index
                 self._go(Phase.WALL)
         elif self.state is Phase.WALL:
