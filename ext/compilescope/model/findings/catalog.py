@@ -353,6 +353,90 @@ _ENTRIES = (
         "not measured by compilescope: trying it measures your step",
     ),
     Remedy(
+        "one_backward",
+        "sum the losses and call backward once",
+        "a compiled backward that runs several times for each forward: one `.backward()` per "
+        "loss, with `retain_graph=True`",
+        "add the losses and call backward once: `(loss_a + loss_b).backward()` (weights as "
+        "factors: `(w_a * loss_a + w_b * loss_b).backward()`), no `retain_graph=True`; the "
+        "gradients are the same sums",
+        "none: the gradients of a sum are the sum of the gradients",
+        "PyTorch forum: multiple losses, one backward (discuss.pytorch.org/t/126195); autograd "
+        "mechanics",
+        "the fifth blind round's two-task BERT (H200): 1.65x, the round author's timing (2 pairs)",
+    ),
+    Remedy(
+        "float32_compute",
+        "train in float32 (or bf16), not float64",
+        "a compiled graph on a GPU whose parameters or inputs are float64",
+        "convert the data to float32 once where it is made (`torch.from_numpy(a).float()`, "
+        "NumPy's `a.astype(np.float32)`) and the model with `model.float()` (drop "
+        "`model.double()`), so TF32 and bf16 autocast apply",
+        "float32's 24-bit mantissa instead of float64's 53: enough for training, not for every "
+        "scientific computation",
+        "PyTorch docs: Automatic Mixed Precision, op eligibility (float64 ops are not autocast)",
+        "the fifth blind round's ResNet-18 (H200): 2.47x, the round author's timing (2 pairs)",
+    ),
+    Remedy(
+        "sparse_embedding_grads",
+        "sparse gradients for the large embedding tables",
+        "embedding tables of many rows trained with dense gradients, few rows looked up a step",
+        "build the large tables with `sparse=True` (`nn.Embedding(..., sparse=True)`, "
+        "`nn.EmbeddingBag(..., sparse=True)`) and step them with an optimizer that takes "
+        "sparse gradients (`SGD`, `SparseAdam`, `Adagrad`), so only the rows looked up are "
+        "written and updated; the dense layers keep their own optimizer",
+        "AdamW and weight decay do not take sparse gradients (SparseAdam has no weight "
+        "decay); a table looked up densely gains little",
+        "PyTorch docs: torch.nn.Embedding (sparse), torch.optim.SparseAdam; "
+        "facebookresearch/dlrm#15",
+        "the fifth blind round's DLRM, 8 tables of 4M rows (H200): 4.92x, the round author's "
+        "timing (2 pairs)",
+    ),
+    Remedy(
+        "batched_members",
+        "one batched matmul over stacked weights",
+        "many same-shaped matmuls on one input, each with its own weight, in a compiled graph "
+        "(a Python loop over an ensemble's members or experts)",
+        "stack the members' weights and run them together: `params, buffers = "
+        "torch.func.stack_module_state(members)` and `torch.vmap(lambda p, b, x: "
+        "torch.func.functional_call(base, (p, b), (x,)), in_dims=(0, 0, None))(params, "
+        "buffers, x)`, or a weight of shape (members, in, out) with `torch.bmm` / `baddbmm`",
+        "the members' parameters become slices of stacked tensors (the optimizer steps the stacks)",
+        "PyTorch tutorial: Model ensembling (torch.func.stack_module_state, vmap)",
+        "the fifth blind round's 32-member MLP ensemble (H200): 7.42x, the round author's "
+        "timing (2 pairs)",
+    ),
+    Remedy(
+        "optimizer_weight_decay",
+        "the optimizer's weight_decay instead of a penalty in the loss",
+        "a norm of every parameter tensor computed in eager code each step, with its backward "
+        "(a hand-written L2 penalty added to the loss)",
+        "drop the penalty term from the loss and pass it to the optimizer: "
+        "`torch.optim.Adam(params, weight_decay=wd, fused=True)` adds `wd * p` to each gradient "
+        "inside its fused update (for `l2 = lam * sum(p.pow(2).sum())`, `wd = 2 * lam`); "
+        "`AdamW(weight_decay=...)` is the decoupled form most recipes use",
+        "Adam's weight_decay is exactly the L2 penalty; AdamW's decoupled decay is not the "
+        "same optimisation (retune the factor)",
+        "PyTorch docs: torch.optim.Adam (weight_decay); huggingface/transformers#5938",
+        "the fifth blind round's ViT-S (H200): 1.54x, the round author's timing (2 pairs)",
+    ),
+    Remedy(
+        "batched_indexing",
+        "index whole batches, not one sample at a time",
+        "host time in per-sample indexing (`aten::select`) and `aten::stack`: a batch gathered "
+        "a sample at a time by a map-style dataset and collated",
+        "for tensors already in memory, index the whole batch at once: `idx = "
+        "torch.randperm(n, device=x.device)` and `x[idx[i:i + B]]` (slice the tensors), or a "
+        "`BatchSampler` passed as `sampler=` with `DataLoader(..., batch_size=None)` and a "
+        "dataset whose `__getitem__` (or `__getitems__`) takes a list of indices",
+        "none for tensors in memory; a dataset that reads files per sample needs workers "
+        "instead (`num_workers`)",
+        "pytorch/pytorch#4959 (TensorDataset batches); PyTorch docs: torch.utils.data "
+        "(automatic batching, __getitems__)",
+        "the fifth blind round's TensorDataset on the GPU (H200): 12.7x, the round author's "
+        "timing (2 pairs)",
+    ),
+    Remedy(
         "bigger_micro_batch",
         "one bigger micro-batch",
         "a launch-bound GPU step whose whole-model graph runs several times per optimizer step "

@@ -91,6 +91,12 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
                 f" {', '.join(per_parameter)}: once per parameter tensor, a loop over the "
                 "parameters or their gradients."
             )
+        penalty = _weight_penalty(real, placed)
+        if penalty:
+            what += (
+                f" {penalty}, with its backward: a penalty on the weights added to the loss "
+                "(an L2 term), which the optimizer's `weight_decay` applies inside its update."
+            )
     cudagraphs = Setting("mode", "compile_kwarg", "reduce-overhead")
     bigger = Fix(
         "code",
@@ -117,6 +123,8 @@ def launch_bound_findings(capture: Capture, real: RealSteps) -> list[Finding]:
         )
     if per_parameter:
         fixes = (remedy("foreach_over_parameters").fix(), *fixes)
+    if placed and _weight_penalty(real, placed):
+        fixes = (remedy("optimizer_weight_decay").fix(), *fixes)
     repeats = whole_model_calls(capture, real) if calls else 0
     if repeats >= 2:
         # Gradient accumulation over micro-batches (or several calls of the model a step): the
@@ -212,6 +220,27 @@ def _per_parameter_ops(real: RealSteps, ops: list[OutsideWork]) -> list[str]:
     return out[:4]
 
 
+# A norm of each parameter: the forward of a penalty on the weights.
+_NORMS = ("aten::pow", "aten::square", "aten::norm", "aten::linalg_vector_norm", "aten::abs")
+
+
+def _weight_penalty(real: RealSteps, ops: list[OutsideWork]) -> str:
+    """ "`aten::pow` 200 a step for 200 parameter tensors" where an eager norm runs once per
+    parameter tensor and `aten::mul` at least twice per parameter (its backward, `2 * p *
+    grad`): a hand-written L2 penalty in the loss (the fifth blind round's ViT: 1.54x with
+    the optimizer's weight_decay, H200). A gradient clip's norms have no backward."""
+    params = max((o.params for o in real.optimizers), default=0)
+    if params < _PER_PARAMETER_LEAST:
+        return ""
+    calls: dict[str, float] = {}
+    for w in ops:
+        calls[w.name] = calls.get(w.name, 0.0) + w.calls
+    norm = next((n for n in _NORMS if round(calls.get(n, 0.0) / params) >= 1), "")
+    if not norm or calls.get("aten::mul", 0.0) < 2 * params * 0.95:
+        return ""
+    return f"`{norm}` {calls[norm]:.0f} a step for {params} parameter tensors"
+
+
 def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float) -> Finding:
     wall = real.compiled.median_s
     what = (
@@ -226,7 +255,7 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
     # the profiled steps, slower than the clean ones: said as a share of those.
     profiled = real.split_wall.median_s if real.split_wall is not None else wall
     shown = [h for h in real.host_time if h.seconds >= _HOST_PLACE_SHARE * profiled][:3]
-    fixes = (remedy("host_work_off_the_step").fix(),)
+    fixes: tuple[Fix, ...] = (remedy("host_work_off_the_step").fix(),)
     if shown:
         what += (
             " Its ATen ops on the CPU take "
@@ -241,6 +270,16 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
             )
             + "."
         )
+        ops = {o.name for h in shown for o in h.ops}
+        if "aten::stack" in ops and ops & {"aten::select", "aten::index"}:
+            # Per-sample indexing then a stack: a map-style dataset's __getitem__ per index
+            # and default_collate (the fifth blind round's TensorDataset already on the GPU,
+            # 12.7x read as whole index batches, H200).
+            what += (
+                " Samples are taken one at a time and stacked into a batch (a DataLoader over "
+                "a map-style dataset: `__getitem__` per index, then `default_collate`)."
+            )
+            fixes = (remedy("batched_indexing").fix(), *fixes)
     return Finding(
         kind="host_bound",
         what=what,

@@ -62,6 +62,10 @@ SEVERITY = {
     "cudnn_disabled": 500.0,
     "recurrent_loop": 40.0,
     "padding": 40.0,
+    "repeated_backward": 40.0,
+    "float64_compute": 40.0,
+    "dense_embedding_grads": 40.0,
+    "parallel_matmuls": 40.0,
     # Its share is an estimate of the forward the backward repeats (findings/checkpointing.py).
     "activation_checkpointing": 40.0,
     # A debugging setting in a timed step costs every op and buys nothing there: its fix comes
@@ -108,6 +112,10 @@ SHARE_WEIGHT = {
     "cudnn_disabled": 100.0,
     "recurrent_loop": 100.0,
     "padding": 100.0,
+    "repeated_backward": 100.0,
+    "float64_compute": 100.0,
+    "dense_embedding_grads": 100.0,
+    "parallel_matmuls": 100.0,
     "activation_checkpointing": 100.0,
     "debug_mode": 100.0,
     # Its share is the library calls' time, of which max-autotune won back nothing measurable

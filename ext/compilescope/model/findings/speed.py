@@ -14,13 +14,17 @@ from .budget import budget_findings, uncompiled_graphs
 from .checkpointing import checkpoint_findings
 from .convolutions import convolution_findings
 from .debug_settings import debug_findings
+from .dense_embeddings import dense_embedding_findings
+from .float64_compute import float64_findings
 from .host_tensors import host_tensor_findings
 from .idle_time import allocator_findings, launch_bound_findings, sync_findings
 from .padding import padding_findings
+from .parallel_matmuls import parallel_matmul_findings
 from .parts import Cost, Finding, Fix, Setting
 from .perf import LIBRARY_MATMULS, SHOWN_SHARE, library_time
 from .places import optimizer_place
 from .recurrent_loops import recurrent_loop_findings
+from .repeated_backward import repeated_backward_findings
 from .slow_settings import UNMEASURED_KINDS, slow_setting_findings
 from .unused_gradients import unused_gradient_findings
 from .verdict import VERDICTS, verdict_findings
@@ -78,6 +82,10 @@ def speed_findings(capture: Capture) -> list[Finding]:
         *unused_gradient_findings(capture, real),
         *recurrent_loop_findings(capture, real),
         *padding_findings(capture, real),
+        *repeated_backward_findings(capture, real),
+        *float64_findings(capture, real),
+        *dense_embedding_findings(capture, real),
+        *parallel_matmul_findings(capture, real),
         *budget_findings(capture, real),
     ]
     shown = (*VERDICTS, *UNMEASURED_KINDS)

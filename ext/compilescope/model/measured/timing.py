@@ -261,6 +261,22 @@ class RealSteps:
     def speedup(self) -> float | None:
         return _ratio(self.eager, self.compiled)
 
+    def graph_seconds(self, compile_id: str, role: str | None = None) -> float:
+        """One compile's measured time per step (its graphs' kernels), of one role if given."""
+        return sum(
+            g.seconds
+            for g in self.graphs
+            if g.compile_id == compile_id and (role is None or g.role == role)
+        )
+
+    def runs_per_step(self, compile_id: str, role: str) -> float:
+        """How many times per step one compile's graph of a role ran (0: not seen): its least
+        called kernel's calls, since every kernel of a graph runs at least once a run."""
+        calls = [
+            k.calls_per_run for k in self.kernels if k.compile_id == compile_id and k.role == role
+        ]
+        return min(calls) if calls else 0.0
+
 
 @dataclass(frozen=True)
 class Timings:
