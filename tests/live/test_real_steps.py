@@ -337,3 +337,27 @@ def test_two_optimizers_in_one_training_step_make_one_step_not_two():
     assert {o.name for o in real.optimizers} == {"SGD", "AdamW"}
     # Both optimizers' time is in the step's optimizer time, each measured to its own end.
     assert real.optimizer_s is not None and 0 < real.optimizer_s < real.compiled.median_s
+
+
+def test_where_an_optimizer_is_built_is_its_assignment_not_prose_naming_it(tmp_path):
+    # The fifth blind round's DLRM names "SGD (which supports sparse gradients)" in its
+    # docstring, above `opt_emb = torch.optim.SGD(...)`: the docstring line was shown.
+    import importlib.util
+
+    source = tmp_path / "loop_with_prose.py"
+    source.write_text(
+        '"""Tables trained with SGD (which supports sparse gradients)."""\n'
+        "import torch\n"
+        "from compilescope.live.timing.step_context import optimizer_seen\n\n\n"
+        "def build():\n"
+        "    opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1)\n"
+        "    return optimizer_seen(opt)\n"
+    )
+    spec = importlib.util.spec_from_file_location("loop_with_prose", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    seen = module.build()
+    assert (seen.line, seen.code) == (
+        7,
+        "opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1)",
+    )

@@ -40,9 +40,16 @@ def _built_at(name: str) -> tuple[str, int, str]:
         return "", 0, ""
     file = frame.f_code.co_filename
     built = re.compile(rf"\b{re.escape(name)}\s*\(")
-    for number, text in enumerate(linecache.getlines(file), 1):
-        if built.search(text) and not text.lstrip().startswith(("#", "import", "from")):
-            return file, number, text.strip()
+    # An assignment of the call first (`opt = torch.optim.SGD(`): prose in a docstring that
+    # names the class ("SGD (which supports sparse gradients)") is no place it is built.
+    assigned = re.compile(rf"=\s*[\w.]*\b{re.escape(name)}\s*\(")
+    lines = [
+        (number, text)
+        for number, text in enumerate(linecache.getlines(file), 1)
+        if built.search(text) and not text.lstrip().startswith(("#", "import", "from"))
+    ]
+    for number, text in sorted(lines, key=lambda line: not assigned.search(line[1])):
+        return file, number, text.strip()
     return file, 0, ""
 
 
