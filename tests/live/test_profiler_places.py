@@ -7,6 +7,7 @@ import torch
 from compilescope.live.timing.profiler_places import (
     host_op_time,
     profile_with_stacks,
+    python_call_time,
     user_function,
     user_functions,
 )
@@ -188,3 +189,35 @@ def test_calls_to_cudas_allocator_are_counted_with_their_time() -> None:
         _Event(4, "aten::empty", (700, 720), []),
     ]
     assert allocator_calls(events) == (2, 350)  # type: ignore[arg-type]
+
+
+def a_step_with_host_work(model: torch.nn.Module, x: torch.Tensor) -> None:
+    import gc
+    import io
+
+    model(x).sum().backward()
+    torch.save(model.state_dict(), io.BytesIO())  # a checkpoint every step
+    gc.collect()
+    model.to("cpu")
+
+
+def test_the_users_calls_into_other_code_are_timed_and_the_steps_own_are_not() -> None:
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
+    x = torch.randn(8, 64)
+    with profile_with_stacks(cuda=False) as prof:
+        for _ in range(2):
+            a_step_with_host_work(model, x)
+    calls = python_call_time(prof.profiler.kineto_results.events(), steps=2)
+    where = f"test_profiler_places.py:{a_step_with_host_work.__code__.co_firstlineno}"
+    named = {
+        call: seconds
+        for at, call, seconds in calls
+        if at.endswith(f"{where} a_step_with_host_work")
+    }
+    assert "gc.collect" in named and named["gc.collect"] > 0, calls
+    assert "save (torch/serialization.py)" in named, calls
+    assert "to (torch/nn/modules/module.py)" in named, calls  # moving a module is work
+    assert "state_dict (torch/nn/modules/module.py)" in named, calls
+    # The step itself (the module's forward, backward) and tensor methods are the budget's.
+    assert not any("_wrapped_call_impl" in c or "backward" in c or c.startswith("<") for c in named)
+    assert [s for _, _, s in calls] == sorted((s for _, _, s in calls), reverse=True)

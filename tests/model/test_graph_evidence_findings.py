@@ -9,7 +9,7 @@ from pathlib import Path
 import compilescope
 import pytest
 from compilescope.model.findings.ranked import findings
-from compilescope.model.measured.timing import OptimizerSeen, OutsideWork
+from compilescope.model.measured.timing import HostCall, OptimizerSeen, OutsideWork
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 VERDICTS = ("compiled_slower", "compiled_not_faster")
@@ -121,3 +121,28 @@ def test_the_optimizers_seen_are_kept_for_these_findings():
     real = _stored("b5_vit_manual_l2_penalty").timings.real_steps
     assert [o.params for o in real.optimizers] == [200]
     assert isinstance(real.optimizers[0], OptimizerSeen)
+
+
+def test_a_host_bound_step_names_the_users_costliest_call_into_other_code():
+    # Host time outside ATen ops (`gc.collect()` every step), by the profiler's Python tracer.
+    cap = _stored("b5_dataloader_gpu_tensordataset")
+    real = cap.timings.real_steps
+    no_stack = tuple(
+        replace(h, ops=tuple(o for o in h.ops if o.name != "aten::stack")) for h in real.host_time
+    )
+    gc_call = HostCall("train.py:12 step", "gc.collect", 0.6 * real.split_wall.median_s)
+    cap = _with_real(cap, host_time=no_stack, host_calls=(gc_call,))
+    (host,) = [f for f in findings(cap) if f.kind == "host_bound"]
+    assert (
+        "`gc.collect` in `train.py:12 step` takes" in host.what
+        and "(60% of the profiled" in host.what
+    )
+    assert host.fixes[0].title == "call `gc.collect` less often, or outside the step"
+    # Data loading's own calls keep the data-loading fix (workers), with no "call it less often".
+    loading = replace(gc_call, call="__next__ (torch/utils/data/dataloader.py)")
+    (data,) = [
+        f for f in findings(_with_real(cap, host_calls=(loading,))) if f.kind == "host_bound"
+    ]
+    assert "__next__" in data.what and "less often" not in data.fixes[0].title
+    again = compilescope.Capture.from_json(cap.to_json())
+    assert again.timings.real_steps.host_calls == (gc_call,)

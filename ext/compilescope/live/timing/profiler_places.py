@@ -114,3 +114,79 @@ def host_op_time(
         for where, by_op in totals.items()
     ]
     return sorted(out, key=lambda item: -item[1])
+
+
+# Calls out of the user's code that run the step itself (a module's forward, backward, the
+# optimizer, autocast, torch.compile's frames): their time is the budget's graphs and parts.
+_STEP_ITSELF = (
+    "torch/nn/modules/module.py",
+    "torch/_tensor.py",
+    "torch/autograd/",
+    "torch/optim/",
+    "torch/_dynamo/",
+    "torch/amp/",
+    "torch/utils/_contextlib.py",
+    "torch/profiler/",
+    "compilescope/",
+)
+# A module's own methods that are work, not its forward: moving or copying it every step.
+_MODULE_WORK = ("to", "cuda", "cpu", "_apply", "half", "float", "double", "state_dict")
+
+
+def python_call_time(events: list[_KinetoEvent], steps: int) -> list[tuple[str, str, float]]:
+    """(the user's function, the call it made, seconds per step) for each call the user's code
+    makes into other code (a library's function or a built-in: `gc.collect`, `torch.save`, a
+    tokenizer), by the profiler's Python tracer, most first: where a host-bound step's host
+    time goes when it is not in ATen ops. Calls that run the step itself (modules, backward,
+    the optimizer, torch.compile's frames) and C methods (a tensor op's binding: its ATen op
+    is in `host_op_time`) are left out. Never raises."""
+    try:
+        return _python_calls(events, steps)
+    except Exception:  # pragma: no cover - guard against profiler API drift
+        return []
+
+
+def _python_calls(events: list[_KinetoEvent], steps: int) -> list[tuple[str, str, float]]:
+    by_thread: dict[int, list[tuple[int, int, str]]] = {}
+    for e in events:
+        if e.activity_type() == "python_function":
+            by_thread.setdefault(e.start_thread_id(), []).append(
+                (e.start_ns(), e.start_ns() + e.duration_ns(), e.name())
+            )
+    totals: dict[tuple[str, str], int] = {}
+    for calls in by_thread.values():
+        calls.sort(key=lambda c: (c[0], -c[1]))
+        open_: list[tuple[int, str]] = []  # (end, name) of the enclosing calls
+        for start, end, name in calls:
+            while open_ and open_[-1][0] <= start:
+                open_.pop()
+            caller = user_function(open_[-1][1]) if open_ else None
+            if caller is not None and user_function(name) is None:
+                call = _call_name(name)
+                if call:
+                    totals[(caller, call)] = totals.get((caller, call), 0) + end - start
+            open_.append((end, name))
+    per = 1e9 * max(steps, 1)
+    out = [(where, call, ns / per) for (where, call), ns in totals.items()]
+    return sorted(out, key=lambda item: -item[2])
+
+
+def _call_name(label: str) -> str:
+    """The tracer's label as a call's name ("gc.collect", "torch/serialization.py save"), or ""
+    for a call that runs the step itself or a C method."""
+    if label.startswith("<built-in function "):
+        name = label.removeprefix("<built-in function ").rstrip(">")
+        return _BUILTINS.get(name, name)
+    if label.startswith("<"):
+        return ""  # a C method: a tensor op's binding (its ATen op is counted), dict.items
+    path, _, rest = label.partition("(")
+    fn = rest.partition("): ")[2]
+    if path.startswith(_STEP_ITSELF) or any(f"/{p}" in path for p in _STEP_ITSELF):
+        if not (path.endswith("torch/nn/modules/module.py") and fn in _MODULE_WORK):
+            return ""
+    short = path.split("site-packages/")[-1]
+    return f"{fn} ({short})"
+
+
+# Built-ins by the module a user imports them from.
+_BUILTINS = {"collect": "gc.collect", "sleep": "time.sleep", "print": "print"}

@@ -12,6 +12,7 @@ from ...model.measured.graph_gaps import gaps_between_graphs
 from ...model.measured.timing import (
     GraphGap,
     GraphShare,
+    HostCall,
     HostOp,
     HostTime,
     KernelTiming,
@@ -19,7 +20,7 @@ from ...model.measured.timing import (
     Sample,
 )
 from .kernel_timer import CallLog
-from .profiler_places import host_op_time, user_functions
+from .profiler_places import host_op_time, python_call_time, user_functions
 from .profiler_times import (
     LABEL,
     allocator_calls,
@@ -132,6 +133,10 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
         "host_time": tuple(
             HostTime(where, seconds, tuple(HostOp(op, s) for op, s in ops[:_HOST_OPS]))
             for where, seconds, ops in host_op_time(events, places, steps, LABEL)[:_HOST_PLACES]
+        ),
+        "host_calls": tuple(
+            HostCall(where, call, seconds)
+            for where, call, seconds in python_call_time(events, steps)[:_HOST_PLACES]
         ),
         "allocator_calls_per_step": malloc_calls / steps,
         "allocator_s": malloc_ns / 1e9 / steps,

@@ -271,6 +271,35 @@ def _host_bound(real: RealSteps, idle: float, idle_rest: float, launches: float)
             + "."
         )
         ops = {o.name for h in shown for o in h.ops}
+    calls = [c for c in real.host_calls if c.seconds >= _HOST_PLACE_SHARE * profiled][:2]
+    if calls:
+        # Host time outside ATen ops, by the user's calls into other code (the profiler's Python
+        # tracer): `gc.collect()`, a checkpoint save, a tokenizer, every step.
+        what += (
+            " Of your code's calls into other code, "
+            + ", ".join(
+                f"`{c.call}` in `{c.where}` takes {c.seconds * 1e3:.3f} ms a step "
+                f"({min(c.seconds / profiled, 1.0):.0%} of the profiled steps)"
+                for c in calls
+            )
+            + "."
+        )
+        top = calls[0]
+    if calls and "torch/utils/data/" not in calls[0].call:  # data loading: workers, below
+        fixes = (
+            Fix(
+                "code",
+                f"call `{top.call}` less often, or outside the step",
+                change=f"`{top.call}` runs in `{top.where}` every step: run it every N steps "
+                "(or once, before the loop), or in a background thread or a DataLoader worker "
+                "if the step needs its result",
+                tradeoff="whatever it does (collecting garbage, saving, logging) happens less "
+                "often",
+                source="PyTorch performance tuning guide (avoid work on the host in the step)",
+            ),
+            *fixes,
+        )
+    if shown:
         if "aten::stack" in ops and ops & {"aten::select", "aten::index"}:
             # Per-sample indexing then a stack: a map-style dataset's __getitem__ per index
             # and default_collate (the fifth blind round's TensorDataset already on the GPU,

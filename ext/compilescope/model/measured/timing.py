@@ -140,6 +140,17 @@ class HostTime:
 
 
 @dataclass(frozen=True)
+class HostCall:
+    """The host's time per step in one call the user's code makes into other code (a library
+    function or a built-in, by the profiler's Python tracer): `gc.collect` in "train.py:8
+    step". Calls that run the step itself (modules, backward, the optimizer) are not here."""
+
+    where: str  # the user's function, "file.py:line fn"
+    call: str  # "gc.collect", "save (torch/serialization.py)"
+    seconds: float  # per step, the call's whole time
+
+
+@dataclass(frozen=True)
 class GraphGap:
     """The wall time between one compiled graph's last kernel and the next graph's first, in
     the user's own steps: the eager code, guards and calls between two graphs (a graph break's
@@ -250,6 +261,8 @@ class RealSteps:
     # The gaps between consecutive compiled graphs of one role, from the split's steps (wall
     # time on the host between one graph's last kernel call and the next graph's first).
     gaps: tuple[GraphGap, ...] = ()
+    # GPU, from the split's profile: the user's code's calls into other code, by host time.
+    host_calls: tuple[HostCall, ...] = ()
     # GPU, from the split's profile: what ran outside the compiled graphs, by what it is.
     outside: tuple[OutsideWork, ...] = ()
 
