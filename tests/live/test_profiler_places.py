@@ -207,7 +207,7 @@ def test_the_users_calls_into_other_code_are_timed_and_the_steps_own_are_not() -
     with profile_with_stacks(cuda=False) as prof:
         for _ in range(2):
             a_step_with_host_work(model, x)
-    calls = python_call_time(prof.profiler.kineto_results.events(), steps=2)
+    calls = python_call_time(prof, steps=2)
     where = f"test_profiler_places.py:{a_step_with_host_work.__code__.co_firstlineno}"
     named = {
         call: seconds
@@ -221,3 +221,14 @@ def test_the_users_calls_into_other_code_are_timed_and_the_steps_own_are_not() -
     # The step itself (the module's forward, backward) and tensor methods are the budget's.
     assert not any("_wrapped_call_impl" in c or "backward" in c or c.startswith("<") for c in named)
     assert [s for _, _, s in calls] == sorted((s for _, _, s in calls), reverse=True)
+    # pytest's and the standard library's frames, named by paths relative to their sys.path
+    # entry ("_pytest/python.py", "typing.py"), are libraries: never a caller.
+    assert all("test_profiler_places.py" in at for at, _, _ in calls), calls
+
+
+def test_inductors_generated_modules_are_not_the_users_code() -> None:
+    # The H200 probe named `az/cazak...py:46 call` (a compiled graph's output code) as a caller.
+    generated = "az/cazakay2oarxx5ycsw2a5x65z5ezjs2t6ix2ulmklpsko24z7src.py(46): call"
+    assert user_function(generated) is None
+    assert user_function("/tmp/ind/" + generated) is None
+    assert user_function("train.py(12): step") == "train.py:12 step"

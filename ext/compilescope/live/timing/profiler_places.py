@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import os
+import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -35,6 +39,10 @@ _LIBRARY = ("torch/", "<built-in", "<frozen", "<string>", "compilescope/")
 _LIBRARY_IN = ("/site-packages/", "/dist-packages/", "/lib/python", "/compilescope/", "/torch/")
 
 
+# Inductor's generated modules: "c" and a 51-character hash, in a two-character folder.
+_GENERATED = re.compile(r"(^|/)[a-z0-9]{2}/c[a-z0-9]{40,}\.py$")
+
+
 def user_function(label: str) -> str | None:
     """The Python tracer's "path(line): fn" as "dir/file.py:line fn" (a notebook cell's by its
     cell, as every place is labelled) when it is the user's code, else None. The line is the
@@ -42,6 +50,8 @@ def user_function(label: str) -> str | None:
     path, sep, rest = label.partition("(")
     if not sep or path.startswith(_LIBRARY) or any(m in path for m in _LIBRARY_IN):
         return None
+    if _GENERATED.search(path):
+        return None  # Inductor's output code ("az/cazak....py: call"), not the user's
     line, sep, fn = rest.partition("): ")
     if not sep or not line.isdigit():
         return None
@@ -133,42 +143,59 @@ _STEP_ITSELF = (
 _MODULE_WORK = ("to", "cuda", "cpu", "_apply", "half", "float", "double", "state_dict")
 
 
-def python_call_time(events: list[_KinetoEvent], steps: int) -> list[tuple[str, str, float]]:
+def python_call_time(prof: Any, steps: int) -> list[tuple[str, str, float]]:
     """(the user's function, the call it made, seconds per step) for each call the user's code
     makes into other code (a library's function or a built-in: `gc.collect`, `torch.save`, a
-    tokenizer), by the profiler's Python tracer, most first: where a host-bound step's host
-    time goes when it is not in ATen ops. Calls that run the step itself (modules, backward,
-    the optimizer, torch.compile's frames) and C methods (a tensor op's binding: its ATen op
-    is in `host_op_time`) are left out. Never raises."""
+    tokenizer), from the profile's event tree (the Python tracer's calls, nested; torch 2.11's
+    flat event list has none of them), most first: where a host-bound step's host time goes
+    when it is not in ATen ops. Calls that run the step itself (modules, backward, the
+    optimizer, torch.compile's frames) and C methods (a tensor op's binding: its ATen op is in
+    `host_op_time`) are left out. Never raises."""
     try:
-        return _python_calls(events, steps)
+        roots = prof.profiler.kineto_results.experimental_event_tree()
+        return _python_calls(roots, steps)
     except Exception:  # pragma: no cover - guard against profiler API drift
         return []
 
 
-def _python_calls(events: list[_KinetoEvent], steps: int) -> list[tuple[str, str, float]]:
-    by_thread: dict[int, list[tuple[int, int, str]]] = {}
-    for e in events:
-        if e.activity_type() == "python_function":
-            by_thread.setdefault(e.start_thread_id(), []).append(
-                (e.start_ns(), e.start_ns() + e.duration_ns(), e.name())
-            )
+def _python_calls(roots: list[Any], steps: int) -> list[tuple[str, str, float]]:
     totals: dict[tuple[str, str], int] = {}
-    for calls in by_thread.values():
-        calls.sort(key=lambda c: (c[0], -c[1]))
-        open_: list[tuple[int, str]] = []  # (end, name) of the enclosing calls
-        for start, end, name in calls:
-            while open_ and open_[-1][0] <= start:
-                open_.pop()
-            caller = user_function(open_[-1][1]) if open_ else None
-            if caller is not None and user_function(name) is None:
-                call = _call_name(name)
-                if call:
-                    totals[(caller, call)] = totals.get((caller, call), 0) + end - start
-            open_.append((end, name))
+    stack: list[tuple[Any, str | None]] = [(root, None) for root in roots]
+    while stack:
+        event, caller = stack.pop()
+        python = str(event.tag).endswith(("PyCall", "PyCCall"))
+        try:
+            name = event.name if python else ""
+        except UnicodeDecodeError:  # torch 2.11 gives some events undecodable names
+            python, name = False, ""
+        mine = _users(name) if python else None
+        if caller is not None and python and mine is None:
+            call = _call_name(name)
+            if call:
+                key = (caller, call)
+                totals[key] = totals.get(key, 0) + event.duration_time_ns
+        # A call's children belong to the innermost user function above them.
+        inner = mine if mine is not None else (caller if not python else None)
+        stack.extend((child, inner) for child in event.children)
     per = 1e9 * max(steps, 1)
     out = [(where, call, ns / per) for (where, call), ns in totals.items()]
     return sorted(out, key=lambda item: -item[2])
+
+
+@functools.lru_cache(maxsize=4096)
+def _users(label: str) -> str | None:
+    """user_function(label), but None for a library the tracer names by a path relative to
+    its sys.path entry ("transformers/...", "_pytest/python.py", "typing.py"): the entry it is
+    found under says whether it is an installed package or the standard library."""
+    where = user_function(label)
+    path = label.partition("(")[0]
+    if where is None or os.path.isabs(path):
+        return where
+    for entry in sys.path:
+        if entry and os.path.exists(os.path.join(entry, path)):
+            library = any(m in entry + "/" for m in _LIBRARY_IN) or entry.endswith(".zip")
+            return None if library else where
+    return where
 
 
 def _call_name(label: str) -> str:
@@ -181,6 +208,8 @@ def _call_name(label: str) -> str:
         return ""  # a C method: a tensor op's binding (its ATen op is counted), dict.items
     path, _, rest = label.partition("(")
     fn = rest.partition("): ")[2]
+    if not fn:
+        return ""  # "nn.Module: Linear_0", the tracer's mark of a module's call: the step
     if path.startswith(_STEP_ITSELF) or any(f"/{p}" in path for p in _STEP_ITSELF):
         if not (path.endswith("torch/nn/modules/module.py") and fn in _MODULE_WORK):
             return ""

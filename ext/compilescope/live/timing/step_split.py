@@ -136,7 +136,7 @@ def device_split(prof: Any, wall: float, graphs_s: float, steps: int) -> dict[st
         ),
         "host_calls": tuple(
             HostCall(where, call, seconds)
-            for where, call, seconds in python_call_time(events, steps)[:_HOST_PLACES]
+            for where, call, seconds in python_call_time(prof, steps)[:_HOST_PLACES]
         ),
         "allocator_calls_per_step": malloc_calls / steps,
         "allocator_s": malloc_ns / 1e9 / steps,
