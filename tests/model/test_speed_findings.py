@@ -315,6 +315,7 @@ def test_fp32_matmuls_on_a_tf32_gpu_name_the_precision_setting(loaded):
     assert f.fixes[0].title == 'torch.set_float32_matmul_precision("high")'
     assert f.fixes[0].python() == "torch.backends.cuda.matmul.allow_tf32 = True"
     assert "precision" in f.fixes[0].tradeoff
+    assert f.fixes[1].title == "mixed precision: bf16 autocast"
     # The same matmuls' time is not offered max-autotune beside it: TF32 first, then measure.
     assert "library_matmul" not in _kinds(found)
 
@@ -323,6 +324,20 @@ def test_no_tf32_finding_where_it_does_not_apply(loaded):
     with_tf32 = _kinds(findings(_tf32_capture(loaded, "high")))
     assert "fp32_matmul" not in with_tf32
     assert "library_matmul" in with_tf32  # TF32 on and matmuls still 40%: max-autotune next
+
+
+def test_fp32_matmuls_with_tf32_on_taking_much_of_the_step_say_mixed_precision(loaded):
+    # Training without autocast, TF32 on (precision "high"): 40% of the step in fp32 matmuls.
+    (f,) = [f for f in findings(_tf32_capture(loaded, "high")) if f.kind == "fp32_compute"]
+    assert "run in fp32 (TF32 on: precision 'high'), 8.000 ms per step (40%" in f.what
+    assert f.fixes[0].title == "mixed precision: bf16 autocast"
+    assert "torch.autocast('cuda', dtype=torch.bfloat16)" in f.fixes[0].change
+    # Under a quarter of the step: within what bf16 could win back and the noise, no word.
+    real = _tf32_capture(loaded, "high").timings.real_steps
+    kernels = tuple(replace(k, time=_sample(0.002)) for k in real.kernels)  # 4 ms: 20%
+    small = _with_real(loaded("gpt2"), kernels=kernels, settings=real.settings, busy_s=STEP)
+    assert small.timings.real_steps.settings.matmul_precision == "high"
+    assert "fp32_compute" not in _kinds(findings(small))
     assert "fp32_matmul" not in _kinds(findings(_tf32_capture(loaded, "highest", capable=False)))
 
 

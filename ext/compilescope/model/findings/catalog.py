@@ -437,6 +437,18 @@ _ENTRIES = (
         "timing (2 pairs)",
     ),
     Remedy(
+        "bf16_autocast",
+        "mixed precision: bf16 autocast",
+        "matmuls and convolutions in fp32 taking a large share of a GPU step",
+        "run the forward and the loss under `with torch.autocast('cuda', dtype=torch.bfloat16):` "
+        "(the backward follows it; the parameters and the optimizer stay fp32, no GradScaler "
+        "needed with bf16)",
+        "bf16 keeps fp32's range with an 8-bit mantissa: check the loss curve; ops that need "
+        "fp32 (softmax, norms, losses) autocast keeps in fp32",
+        f"{TUNING_GUIDE}: use mixed precision and AMP; PyTorch docs: torch.amp",
+        "not measured by compilescope on its own: trying it measures your step",
+    ),
+    Remedy(
         "bigger_micro_batch",
         "one bigger micro-batch",
         "a launch-bound GPU step whose whole-model graph runs several times per optimizer step "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..capture import Capture
 from .budget import budget_findings, uncompiled_graphs
+from .catalog import remedy
 from .checkpointing import checkpoint_findings
 from .convolutions import convolution_findings
 from .debug_settings import debug_findings
@@ -177,6 +178,8 @@ def _optimizer_findings(capture: Capture, real: RealSteps) -> list[Finding]:
 
 def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
     s = real.settings
+    if s is not None and s.tf32_capable and s.matmul_precision in ("high", "medium"):
+        return _fp32_with_tf32(capture, real)
     if s is None or not s.tf32_capable or s.matmul_precision != "highest":
         return []
     step_s, ids = library_time(
@@ -207,7 +210,51 @@ def _tf32_findings(capture: Capture, real: RealSteps) -> list[Finding]:
                     "digits) in matmul inputs: check the loss curve; bf16 autocast goes further",
                     source="torch.set_float32_matmul_precision docs",
                 ),
+                remedy("bf16_autocast").fix(),
             ),
+        )
+    ]
+
+
+# Below this share of the step, fp32 matmuls and convolutions under TF32 are no finding: what
+# bf16 would win back of them is within a step's noise.
+_FP32_WORTH = 0.25
+
+
+def _fp32_with_tf32(capture: Capture, real: RealSteps) -> list[Finding]:
+    """Matmuls and convolutions in fp32 (TF32 on: precision "high") taking a large share of a
+    GPU step: no mixed precision. bf16 autocast halves their inputs' bytes and doubles the
+    tensor cores' rate (the Tuning Guide's "use mixed precision")."""
+    step_s, ids = library_time(
+        capture,
+        real,
+        lambda op, cid: (
+            (op in LIBRARY_MATMULS or op.startswith("convolution")) and _is_fp32(capture, cid, op)
+        ),
+    )
+    wall = real.compiled.median_s
+    if not ids or wall <= 0 or step_s / wall < _FP32_WORTH:
+        return []
+    share = step_s / wall
+    return [
+        Finding(
+            kind="fp32_compute",
+            what=(
+                f"Matmuls and convolutions run in fp32 (TF32 on: precision "
+                f"'{real.settings.matmul_precision if real.settings else ''}'), "
+                f"{step_s * 1e3:.3f} ms per step ({share:.0%} of the step): the step trains "
+                "without mixed precision. bf16 autocast runs them at twice TF32's rate on half "
+                "the bytes."
+            ),
+            key="fp32_compute",
+            compile_ids=ids,
+            cost=Cost(
+                step_s=step_s,
+                share=share,
+                note="fp32 library matmuls' and convolutions' time per step; bf16 wins back a "
+                "part of it",
+            ),
+            fixes=(remedy("bf16_autocast").fix(),),
         )
     ]
 
