@@ -41,7 +41,8 @@ def parallel_matmul_findings(capture: Capture, real: RealSteps) -> list[Finding]
             weight = by_name.get(n.inputs[1])
             if weight is None or "_parameters_" not in weight.name or not weight.tensors:
                 continue
-            groups[(op, n.inputs[0], str(weight.tensors[0].shape))].add(weight.name)
+            shape = " x ".join(str(d) for d in weight.tensors[0].shape)
+            groups[(op, n.inputs[0], shape)].add(weight.name)
         copies = max((len(w), key) for key, w in groups.items()) if groups else (0, ("", "", ""))
         if copies[0] < _LEAST_COPIES:
             continue
