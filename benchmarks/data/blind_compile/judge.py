@@ -13,7 +13,7 @@ script defines them), the same two ranks counting only each finding's what + FIR
 Scripts run one at a time. Results go to results.json and a table on stdout.
 
 Run: PYTHONPATH=ext .venv/bin/python benchmarks/data/blind_compile/judge.py [names...]
-(the second round: names starting with c2_, e.g. `c2_`, into results_c2.json)
+(a later round: names starting with its prefix, e.g. `c2_` or `c3_`, into results_c2.json ...)
 """
 
 from __future__ import annotations
@@ -208,9 +208,10 @@ def main(argv: list[str]) -> None:
     if argv and argv[0] == "--child":
         child(argv[1], argv[2])
         return
-    # s*: the first round (results.json); c2_*: the second (results_c2.json), judged apart.
-    second = bool(argv) and all(a.startswith("c2_") for a in argv)
-    scripts = sorted(HERE.glob("c2_*.py" if second else "s[0-9]*_*.py"))
+    # s*: the first round (results.json); cN_*: a later round (results_cN.json), judged apart.
+    rounds = {a.split("_", 1)[0] for a in argv if a[:1] == "c" and "_" in a}
+    later = rounds.pop() if len(rounds) == 1 and all(a.startswith("c") for a in argv) else ""
+    scripts = sorted(HERE.glob(f"{later}_*.py" if later else "s[0-9]*_*.py"))
     if argv:
         scripts = [s for s in scripts if any(a in s.name for a in argv)]
     results = []
@@ -220,7 +221,7 @@ def main(argv: list[str]) -> None:
         results.append(rec)
         status = "ERROR" if "error" in rec else ("met" if rec["expect_met"] else "missed")
         print(f"  {status}; remedy rank {rec.get('remedy_rank')}; {rec['wall_s']} s", flush=True)
-    out = HERE / ("results_c2.json" if second else "results.json")
+    out = HERE / (f"results_{later}.json" if later else "results.json")
     if argv and out.exists():  # partial rerun: merge into earlier results
         old = {r["script"]: r for r in json.loads(out.read_text())["results"]}
         old.update({r["script"]: r for r in results})
