@@ -88,3 +88,46 @@ def test_a_size_guard_on_the_models_positional_input_offers_mark_dynamic_first()
         "tensor '___from_numpy(___stack1)' size mismatch at index 1. expected 2, actual 3", None
     )
     assert only.title == "Compile with dynamic=True"
+
+
+def test_the_third_compile_time_rounds_guards_get_the_fix_that_removes_them():
+    # Unfreezing stage by stage, a new optimizer each epoch (the third compile-time blind
+    # round: 4 and 5 graphs, 1.44x and 1.27x with these fixes).
+    frozen = guard_of(
+        "0/1: tensor 'self._modules['blocks']._modules['2']._modules['0']._parameters['bias']' "
+        "requires_grad mismatch. expected requires_grad=0"
+    )
+    (fix,) = guard_fixes(frozen, None)
+    assert fix.title == "freeze through the optimizer, not by toggling requires_grad"
+    assert "add_param_group" in fix.change and "requires_grad=True" in fix.change
+    freed = guard_of("1/1: Cache line invalidated because L['opt'] got deallocated")
+    (fix,) = guard_fixes(freed, None)
+    assert fix.title == "reuse one `opt` object instead of a new one each time"
+    assert "once, outside the loop" in fix.change
+
+
+def test_a_flag_compiled_for_true_and_false_says_run_the_rare_value_uncompiled():
+    import compilescope
+    from compilescope.model.compile import Compile, Frame
+    from compilescope.model.compile_id import CompileId
+    from compilescope.model.findings.recompiles import recompile_findings
+
+    def compiled(n: int, *reasons: str) -> Compile:
+        frame = Frame("forward", "model.py", 12)
+        return Compile(
+            CompileId(frame_id=0, frame_compile_id=n), frame=frame, recompile_reasons=reasons
+        )
+
+    compiles = (
+        compiled(0),
+        compiled(1, "0/0: L['return_attn'] == False"),
+        compiled(2, "0/1: L['return_attn'] == True"),
+    )
+    (found,) = recompile_findings(compilescope.Capture(compiles))
+    assert "for each value of `L['return_attn']` (False, True)" in found.what
+    assert found.fixes[0].title == "run the rare values of `return_attn` uncompiled"
+    assert "eager_on_recompile" in found.fixes[0].change
+    # An int's values (a counter) keep the tensor fix first.
+    counter = tuple(compiled(i, f"0/{i - 1}: L['step'] == {i}") for i in (1, 2))
+    (int_found,) = recompile_findings(compilescope.Capture((compiled(0), *counter)))
+    assert "uncompiled" not in int_found.fixes[0].title

@@ -99,6 +99,30 @@ def is_value_guard(guard: str) -> bool:
     return guard.endswith("== <value>") or bool(_DICT_KEY.search(guard))
 
 
+# Dynamo's guard when a specialized object is gone: "L['self'] got deallocated".
+_FREED = re.compile(r"(?:L|G)\[['\"](?P<name>[^'\"]+)['\"]\] got deallocated")
+
+
+def flag_fix(name: str, where: Place | None) -> Fix:
+    """A flag (`return_attn=True`) that selects what the code returns: a graph per value,
+    which a tensor cannot replace. Rare values are better run uncompiled (the third
+    compile-time blind round's debug flags: 4 graphs, 1 with eager_on_recompile, 1.46x)."""
+    change = (
+        f"after the first calls, `torch.compiler.set_stance('eager_on_recompile')`: a new value "
+        f"of `{name}` then runs eagerly instead of compiling again; or call the uncompiled model "
+        f"(`compiled._orig_mod(...)`) for the rare calls that set `{name}`"
+    )
+    return Fix(
+        "code",
+        f"run the rare values of `{name}` uncompiled",
+        change=change,
+        where=where,
+        tradeoff="those calls run eagerly (slower each, but no compile); a value used often "
+        "deserves its own graph",
+        source="torch.compiler.set_stance docs (eager_on_recompile)",
+    )
+
+
 def value_guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
     """What stops a changing Python value being guarded: the value in a tensor (or a buffer),
     an int attribute of a module made dynamic, the same keys or length every call."""
@@ -231,6 +255,12 @@ def recompile_findings(capture: Capture) -> list[Finding]:
         fixes = guard_fixes(guard, user)
         if is_value_guard(guard):
             values = _guard_values(reason for _, reason in items)
+            if values and set(values) <= {"True", "False"}:
+                source = shown_source(guard)
+                named = _LOCAL.match(source) or _GLOBAL.match(source)
+                flag = (named.groupdict().get("quoted") or named.groupdict().get("plain")
+                        or named.groupdict().get("name")) if named else None  # fmt: skip
+                fixes = (flag_fix(flag or source, user), *fixes)
             what = (
                 f"`{frame.function or '?'}` recompiles for each value of "
                 f"`{guard.split(' == ')[0]}`"
@@ -318,6 +348,40 @@ def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
             ),
             whole,
         )
+    if "requires_grad mismatch" in guard:
+        # Unfreezing stage by stage (`p.requires_grad_(True)` between calls): each change is a
+        # guard failure, forward and backward compiled again (the third compile-time blind
+        # round's gradual unfreezing: 4 graphs; 1 keeping requires_grad on, 1.44x).
+        change = (
+            "keep `requires_grad=True` on every parameter and freeze by leaving the frozen ones "
+            "out of the optimizer: add them when they unfreeze (`opt.add_param_group({'params': "
+            "block.parameters()})`), so the compiled model sees the same requires_grad every call"
+        )
+        return (
+            Fix("code", "freeze through the optimizer, not by toggling requires_grad",
+                change=change, where=where,
+                tradeoff="the frozen part's gradients are still computed (its backward runs) "
+                "until it unfreezes; to skip that too, compile once per stage knowingly",
+                source="pytorch/pytorch#139476 (requires_grad changes recompile)"),
+        )  # fmt: skip
+    freed = _FREED.search(guard)
+    if freed:
+        # An object the compiled code was specialized on was freed and a new one passed in
+        # its place: a new optimizer (or model) built every epoch (the third compile-time blind
+        # round's AdamW re-created per epoch: 5 graphs, 2 built once, 1.27x).
+        name = freed["name"]
+        change = (
+            f"create the object passed as `{name}` once, outside the loop, and reuse the same "
+            "object every call (a new optimizer or module each epoch is a new object: the "
+            "compiled code for the old one is thrown away and compiled again)"
+        )
+        return (
+            Fix("code", f"reuse one `{name}` object instead of a new one each time",
+                change=change, where=where,
+                tradeoff="to reset an optimizer's state, clear it in place "
+                "(`opt.state.clear()`) instead of building a new one",
+                source="pytorch/pytorch#120814 (a new optimizer per epoch recompiles)"),
+        )  # fmt: skip
     stride = _STRIDE.search(guard)
     if stride:
         change = f"pass `{stride['name']}` with one memory layout every call (e.g. `.contiguous()`)"
