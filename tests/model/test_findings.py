@@ -12,9 +12,9 @@ import compilescope
 import pytest
 from compilescope.model.compile import Compile
 from compilescope.model.compile_id import CompileId
+from compilescope.model.findings.guards import guard_of
 from compilescope.model.findings.parts import Finding
 from compilescope.model.findings.ranked import findings, text
-from compilescope.model.findings.recompiles import guard_of
 from compilescope.model.findings.torch_hints import torch_texts
 from compilescope.model.graph import TensorMeta
 from compilescope.model.kernel import Kernel, OutputCode

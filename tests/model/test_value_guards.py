@@ -4,7 +4,7 @@ value being guarded, in the guard texts torch writes (2.8-2.14 name sources both
 from __future__ import annotations
 
 import pytest
-from compilescope.model.findings.recompiles import guard_fixes, guard_of, is_value_guard
+from compilescope.model.findings.guards import guard_fixes, guard_of, is_value_guard
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_a_float_dynamo_keeps_as_a_number_is_named_as_written():
 def test_a_string_value_guard_keeps_the_branch_out_of_the_shared_graph_not_a_tensor():
     # The second compile-time blind round's multi-task CNN: `task` passed as a string, each task
     # recompiling the shared backbone; "pass `task` as a tensor" was offered (a string has none).
-    from compilescope.model.findings.recompiles import guard_fixes
+    from compilescope.model.findings.guards import guard_fixes
 
     for guard in ("task == 'age'", "L['task'] == \"pose\"", "G['MODE'] == 'eval'"):
         (fix,) = guard_fixes(guard, None)
@@ -76,7 +76,7 @@ def test_a_string_value_guard_keeps_the_branch_out_of_the_shared_graph_not_a_ten
 def test_a_size_guard_on_the_models_positional_input_offers_mark_dynamic_first():
     # torch.compile(model) compiles torch's `inner(*args, **kwargs)`: the guard names `args[0]`.
     # The second compile-time blind round's varying batch got dynamic=True alone (no gain there).
-    from compilescope.model.findings.recompiles import guard_fixes
+    from compilescope.model.findings.guards import guard_fixes
 
     mark, whole = guard_fixes(
         "tensor 'args[0]' size mismatch at index 0. expected 6, actual 3", None
