@@ -56,6 +56,29 @@ def test_an_interrupt_dropped_in_a_weakref_callback_is_raised_again():
             _spin()
 
 
+def test_an_interrupt_that_arrives_while_the_hook_starts_its_timer_is_raised_again(monkeypatch):
+    """On 2 busy cores the timer's thread fired before `Timer.start()` returned to the hook,
+    which lost the interrupt a second time (a clean-clone run). Here the first timer "fires"
+    inside `start()`, as it did there."""
+    import compilescope.live.interrupts as interrupts
+
+    real_timer, started = interrupts.threading.Timer, []
+
+    class EarlyTimer(real_timer):  # type: ignore[misc,valid-type]
+        def start(self) -> None:
+            started.append(self)
+            if len(started) == 1:
+                raise KeyboardInterrupt  # as the early interrupt does, in `_started.wait()`
+            super().start()
+
+    monkeypatch.setattr(interrupts.threading, "Timer", EarlyTimer)
+    with pytest.raises(KeyboardInterrupt):
+        with redelivered():
+            _drop_an_interrupt()
+            _spin()
+    assert len(started) == 2
+
+
 def test_other_unraisable_errors_and_the_hook_are_left_as_they_were(monkeypatch):
     heard: list[type] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: heard.append(u.exc_type))

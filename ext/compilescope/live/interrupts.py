@@ -12,6 +12,19 @@ from typing import Any
 _AGAIN_AFTER_S = 0.01  # enough for the main thread to leave the hook; nothing a person notices
 
 
+def _deliver_again() -> None:
+    """As if SIGINT arrived a little later: the handler in force (Python's, or the kernel's)
+    raises. On a busy machine the timer's thread can fire before `start()` returns (it waits for
+    the thread to run): the interrupt is then raised here, still inside the hook, where it would
+    be lost again (a clean-clone run, 2 busy cores). Caught, it is delivered once more."""
+    while True:
+        try:
+            threading.Timer(_AGAIN_AFTER_S, _thread.interrupt_main).start()
+            return
+        except KeyboardInterrupt:
+            continue
+
+
 @contextlib.contextmanager
 def redelivered() -> Iterator[None]:
     """Inside, a KeyboardInterrupt raised where Python cannot pass it on interrupts the main
@@ -31,8 +44,7 @@ def redelivered() -> Iterator[None]:
 
     def hook(unraisable: Any) -> None:
         if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
-            # As if SIGINT arrived then: the handler in force (Python's, or the kernel's) raises.
-            threading.Timer(_AGAIN_AFTER_S, _thread.interrupt_main).start()
+            _deliver_again()
             return
         previous(unraisable)
 
