@@ -517,6 +517,53 @@ _COMPILE_ENTRIES = (
         "regional compilation",
     ),
     Remedy(
+        "loop_count_in_python",
+        "compile one iteration of the loop, and keep the loop in Python",
+        "a Python int that sets how many times a loop runs inside the compiled function: Dynamo "
+        "unrolls the loop and guards on the int, so each new count compiles a new, longer graph",
+        "compile the function that runs one iteration (`step = torch.compile(one_step)`) and "
+        "keep `for i in range({count})` outside the compiled code, in Python; pass what changes "
+        "from one iteration to the next (a time, a step size) as tensors",
+        "each iteration is a call of the compiled step from Python: no fusion across "
+        "iterations; passing the count as a tensor instead does not help (`range()` of a tensor "
+        "breaks the graph)",
+        "pytorch/pytorch#114293 (a recompile per range() end value); torch.compile docs: where "
+        "to apply torch.compile",
+        "the fourth compile-time blind round's sampler, 4 step counts, CPU: 38.2 s compiling "
+        "the whole loop, 12.8 s compiling one step (2.98x, one run each)",
+    ),
+    Remedy(
+        "one_input_dtype",
+        "cast the inputs to one dtype before the call",
+        "a compiled function called with the same input in several dtypes: Dynamo guards on "
+        "each input's dtype and compiles forward and backward again for each (no dynamic "
+        "fallback covers a dtype, as it does a size)",
+        "cast `{name}` where the batch is made (in the dataset, the collate function, or just "
+        "before the call: `{name}.float()`), so every call sees the same dtype; a cast inside "
+        "the compiled function comes after the guard and does not help",
+        "the cast copies the batch when it changes dtype (the same copy the compiled code made)",
+        "pytorch/pytorch#128134 (dtype mismatch recompiles); torch.compile docs: dealing with "
+        "recompilations",
+        "the fourth compile-time blind round's sensor model, 3 dtypes, CPU: 23.5 s against "
+        "15.4 s with every batch cast to float32 (1.53x, one run each)",
+    ),
+    Remedy(
+        "precompute_constants",
+        "compute what does not depend on the inputs once, outside forward",
+        "most of a graph's operations read none of its inputs: a mask, a bias or a table "
+        "rebuilt on every call (often by a Python loop, which Dynamo unrolls into the graph)",
+        "build it once in `__init__` and keep it as a buffer "
+        "(`self.register_buffer('bias', bias, persistent=False)`), or build it without a Python "
+        "loop (`torch.arange`, `torch.tril`, broadcasting): the graph then traces, lowers and "
+        "compiles only the model's own work",
+        "a buffer is sized once: build it for the longest input and slice it per call",
+        "pytorch/pytorch#115626 (an ALiBi mask built in a loop inside a compiled model); "
+        "pytorch/pytorch#111441 (Dynamo unrolls loops)",
+        "the fourth compile-time blind round's ALiBi decoder, CPU: 45.6 s with the mask built "
+        "by a loop in forward (281 operations captured), 25.6 s with it precomputed "
+        "(38 operations; 1.78x, one run each)",
+    ),
+    Remedy(
         "warm_cache",
         "reuse torch's compile caches",
         "a cold compile (torch's FX-graph and AOTAutograd caches missed, or were off) spent "

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from ..capture import Capture
 from ..compile import Compile
 from ..measured.compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
 from ..measured.compile_payback import pay_back
+from ..place import Place
 from .catalog import remedy
 from .parts import Cost, Finding, Fix
 from .places import frame_of, frame_places
@@ -31,6 +33,11 @@ _RECOMPILE_SHARE = 0.20
 _BLOCKS_PER_GRAPH = 3
 # A parameter used this often in one Dynamo graph: a Python loop unrolled into the graph.
 _UNROLLED_USES = 8
+# A Dynamo graph whose operations mostly read none of its inputs rebuilds a constant every call
+# (the fourth compile-time blind round's ALiBi bias, built by a Python loop in forward: 243 of
+# 281 operations): at least this share, and this many, before the remedy is named.
+_CONSTANT_SHARE = 0.5
+_CONSTANT_OPS = 50
 # Dynamo's inputs with their types: `L_self_modules_layers_modules_0_..._weight_: "f32[4, 4]..."`
 # (torch >= 2.5, nn modules inlined): a number between `_modules_` parts is a container index.
 _INPUT = re.compile(r'\b([LG]_\w+?): "([^"]*)"')
@@ -106,6 +113,46 @@ def unrolled_loop(capture: Capture) -> tuple[str, int, str] | None:
     return best
 
 
+@dataclass(frozen=True)
+class ConstantWork:
+    """Operations of one Dynamo graph that read none of its inputs, and where most come from."""
+
+    operations: int
+    of: int  # the graph's operations in all
+    compile_id: str
+    where: Place | None
+
+
+def constant_work(capture: Capture) -> ConstantWork | None:
+    """The graph with the most operations that depend on no input (a placeholder, or an
+    operation that reads one), where they are at least _CONSTANT_SHARE of its operations and
+    _CONSTANT_OPS in number; else None."""
+    best: ConstantWork | None = None
+    for c in capture:
+        graph = c.graph("dynamo_output_graph")
+        if graph is None:
+            continue
+        constant: set[str] = set()
+        places: Counter[Place] = Counter()
+        operations = 0
+        for node in graph.nodes:
+            if node.op in ("placeholder", "output"):
+                continue
+            operations += 1
+            if all(name in constant for name in node.inputs):
+                constant.add(node.name)
+                if node.source is not None:
+                    places[node.source] += 1
+        if (
+            len(constant) >= _CONSTANT_OPS
+            and len(constant) >= _CONSTANT_SHARE * operations
+            and (best is None or len(constant) > best.operations)
+        ):
+            where = places.most_common(1)[0][0] if places else None
+            best = ConstantWork(len(constant), operations, str(c.id), where)
+    return best
+
+
 def compile_time_findings(capture: Capture) -> list[Finding]:
     """One finding for the capture's compile time (where it is at least LEAST_SECONDS): its
     figure and largest parts, the remedies the budget calls for (or "nothing to change"),
@@ -173,6 +220,17 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
                 + f" (compile {compile_id} uses `{path}`'s parameters {uses} times)"
             )
         )
+    constant = constant_work(capture)
+    if constant is not None:
+        at = f", most of them at {constant.where.label(capture.cells)}" if constant.where else ""
+        precompute = remedy("precompute_constants")
+        fixes.append(
+            precompute.fix(
+                constant.where,
+                f"{precompute.change} ({constant.operations} of the {constant.of} operations of "
+                f"compile {constant.compile_id} read none of its inputs{at})",
+            )
+        )
     if any(_dynamic_from_the_start(c) for c in capture):
         fixes.append(remedy("default_dynamic").fix())
     tuned_s = sum(
@@ -189,14 +247,7 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
         and _config_says(capture, _ONE_COMPILE_THREAD)
     ):
         fixes.append(remedy("compile_threads").fix())
-    cached = sum(budget.share(w) for w in _CACHED_WORK)
-    cache_fix = remedy("warm_cache").fix() if not budget.warm and cached >= _CACHED_SHARE else None
-    if cache_fix is not None and budget.caches == "fresh" and not fixes:
-        # Cold on purpose (fresh): the user's own runs reuse the caches already (on by
-        # default), so nothing to change here; a cold start elsewhere still has the cache's.
-        fixes.append(_nothing(budget))
-    if cache_fix is not None:
-        fixes.append(cache_fix)
+    # Recompiles are a remedy of their own: never "nothing to change" before them.
     if budget.recompile_s >= _RECOMPILE_SHARE * budget.seconds:
         n = sum(c.recompile for c in budget.compiles)
         fixes.append(
@@ -210,6 +261,14 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
                 source="compilescope (the recompile findings)",
             )
         )
+    cached = sum(budget.share(w) for w in _CACHED_WORK)
+    cache_fix = remedy("warm_cache").fix() if not budget.warm and cached >= _CACHED_SHARE else None
+    if cache_fix is not None and budget.caches == "fresh" and not fixes:
+        # Cold on purpose (fresh): the user's own runs reuse the caches already (on by
+        # default), so nothing to change here; a cold start elsewhere still has the cache's.
+        fixes.append(_nothing(budget))
+    if cache_fix is not None:
+        fixes.append(cache_fix)
     if not fixes:
         fixes.append(_nothing(budget))
     return fixes

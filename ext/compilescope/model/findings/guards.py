@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..place import Place
+from .catalog import remedy
 from .parts import Fix, Setting
 
 # "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6": the compile id it failed
@@ -14,6 +15,7 @@ _AGAINST = re.compile(r"^\s*(?:rank\d+:)?\[?(?:!\d+/)?\d+/\d+(?:_\d+)?\]?:\s*")
 _VALUES = re.compile(r"\.?\s*expected (?P<expected>.*?), actual (?P<actual>.*)$")
 _SIZE = re.compile(r"tensor '(?P<name>[^']+)' size mismatch at index (?P<dim>\d+)")
 _STRIDE = re.compile(r"tensor '(?P<name>[^']+)' stride mismatch at index (?P<dim>\d+)")
+_DTYPE = re.compile(r"tensor '(?P<name>[^']+)' dtype mismatch")
 # `___check_type_id(self, 1058181840)`: the number is an object's id in that process.
 _OBJECT_ID = re.compile(r"(___check_(?:type|obj)_id\([^,]+,\s*)\d+")
 
@@ -281,6 +283,13 @@ def guard_fixes(guard: str, where: Place | None) -> tuple[Fix, ...]:
                 "(`opt.state.clear()`) instead of building a new one",
                 source="pytorch/pytorch#120814 (a new optimizer per epoch recompiles)"),
         )  # fmt: skip
+    dtype = _DTYPE.search(guard)
+    if dtype:
+        # No automatic dynamic covers a dtype: each one compiles forward and backward again
+        # (the fourth compile-time blind round's float32/float64/float16 batches: 3 graphs).
+        name = dtype["name"] if dtype["name"].isidentifier() else "batch"
+        one = remedy("one_input_dtype")
+        return (one.fix(where, one.change.replace("{name}", name)),)
     stride = _STRIDE.search(guard)
     if stride:
         change = f"pass `{stride['name']}` with one memory layout every call (e.g. `.contiguous()`)"
@@ -298,6 +307,11 @@ def seen_values(reasons: Iterable[str]) -> list[str]:
                 if value not in seen:
                     seen.append(value)
     return seen
+
+
+def dtype_guard(guard: str) -> re.Match[str] | None:
+    """A dtype guard's tensor (`tensor 'x' dtype mismatch`), or None."""
+    return _DTYPE.search(guard)
 
 
 def size_guard(guard: str) -> re.Match[str] | None:

@@ -8,7 +8,9 @@ from collections import defaultdict
 from ..capture import Capture
 from ..compile import OWN_HOOK_STATUS, Compile, compile_seconds
 from ..place import Place
+from .catalog import remedy
 from .guards import (
+    dtype_guard,
     flag_fix,
     guard_fixes,
     guard_of,
@@ -67,10 +69,27 @@ def recompile_findings(capture: Capture) -> list[Finding]:
                 f"`{size['name']}` changes" + (f" ({', '.join(seen)})" if seen else "")
             )
         fixes = guard_fixes(guard, user)
+        dtype = dtype_guard(guard)
+        if dtype:
+            what = f"`{frame.function or '?'}` recompiles for each dtype of `{dtype['name']}`" + (
+                f" ({', '.join(seen)})" if seen else ""
+            )
         if is_value_guard(guard):
             values = guard_values(reason for _, reason in items)
             if values and set(values) <= {"True", "False"}:
                 fixes = (flag_fix(plain_name(shown_source(guard)), user), *fixes)
+            sizes = _graph_sizes(capture, frame_key(first))
+            # An int with a graph of another length for each of 3+ values sets a loop's count
+            # (a branch on it gives two lengths at most): Dynamo unrolled the loop, and a tensor
+            # would not help (`range()` of a tensor breaks the graph).
+            loop = _counts(values) and len(sizes) >= 3 and len(set(sizes)) == len(sizes)
+            if loop:
+                name = plain_name(shown_source(guard))
+                body = remedy("loop_count_in_python")
+                fixes = (
+                    body.fix(user, body.change.replace("{count}", name)),
+                    *(f for f in fixes if "as a tensor" not in f.title),
+                )
             what = (
                 f"`{frame.function or '?'}` recompiles for each value of "
                 f"`{guard.split(' == ')[0]}`"
@@ -81,6 +100,11 @@ def recompile_findings(capture: Capture) -> list[Finding]:
                 )
                 + f": {len(items)} recompile{'s' if len(items) != 1 else ''}"
             )
+            if loop:
+                what += (
+                    f"; its graphs grow with it ({', '.join(map(str, sizes[:6]))} operations): "
+                    "it sets how many times a loop runs in the compiled code, unrolled"
+                )
         what += "."
         if state_recompile(guard, frame.place):
             what = state_recompile_what(frame.function or "?", _short(guard))
@@ -106,6 +130,20 @@ def recompile_findings(capture: Capture) -> list[Finding]:
             )
         )
     return found
+
+
+def _graph_sizes(capture: Capture, key: FrameKey) -> list[int]:
+    """The operations of each Dynamo graph a frame compiled (its nodes but its inputs and
+    output), in compile order."""
+    graphs = (c.graph("dynamo_output_graph") for c in capture if frame_key(c) == key)
+    return [
+        sum(n.op not in ("placeholder", "output") for n in g.nodes) for g in graphs if g is not None
+    ]
+
+
+def _counts(values: list[str]) -> bool:
+    """Values a guard saw that are all ints (a count), not flags or floats."""
+    return bool(values) and all(v.lstrip("-").isdigit() for v in values)
 
 
 def _optimizer_line(capture: Capture) -> tuple[Place | None, str]:
