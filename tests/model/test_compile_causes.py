@@ -155,3 +155,14 @@ def test_inputs_in_several_dtypes_are_cast_before_the_call():
     (found,) = recompile_findings(Capture(compiles))
     assert found.what.startswith("`forward` recompiles for each dtype of `x` (Float, Double")
     assert found.fixes[0].title == "cast the inputs to one dtype before the call"
+
+
+def test_a_compiled_optimizer_steps_state_is_not_a_constant():
+    """A compiled `opt.step` holds the parameters and the optimizer's state as attributes
+    (get_attr), not inputs: its update reads them every call (80 of 96 operations of the
+    fixture's Adam step read no placeholder)."""
+    from compilescope import load_trace
+    from conftest import FIXTURES
+
+    for name in ("compiled_step_lr_schedule", "compiled_step_lr_limit", "gpt2"):
+        assert constant_work(load_trace(FIXTURES / f"{name}.log.gz")) is None, name

@@ -124,8 +124,8 @@ class ConstantWork:
 
 
 def constant_work(capture: Capture) -> ConstantWork | None:
-    """The graph with the most operations that depend on no input (a placeholder, or an
-    operation that reads one), where they are at least _CONSTANT_SHARE of its operations and
+    """The graph with the most operations that depend on no input (a placeholder, a tensor
+    held as an attribute, or an operation that reads one), where they are at least _CONSTANT_SHARE of its operations and
     _CONSTANT_OPS in number; else None."""
     best: ConstantWork | None = None
     for c in capture:
@@ -139,7 +139,9 @@ def constant_work(capture: Capture) -> ConstantWork | None:
             if node.op in ("placeholder", "output"):
                 continue
             operations += 1
-            if all(name in constant for name in node.inputs):
+            # A tensor the graph holds as an attribute (a compiled optimizer's state and
+            # parameters) is state, read like an input: not a constant.
+            if node.op != "get_attr" and all(name in constant for name in node.inputs):
                 constant.add(node.name)
                 if node.source is not None:
                     places[node.source] += 1
