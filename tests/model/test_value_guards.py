@@ -131,3 +131,21 @@ def test_a_flag_compiled_for_true_and_false_says_run_the_rare_value_uncompiled()
     counter = tuple(compiled(i, f"0/{i - 1}: L['step'] == {i}") for i in (1, 2))
     (int_found,) = recompile_findings(compilescope.Capture((compiled(0), *counter)))
     assert "uncompiled" not in int_found.fixes[0].title
+
+
+def test_a_reason_with_its_user_stack_is_one_reason():
+    """torch 2.14 writes a lone reason as plain text followed by its user stack: one reason,
+    not four (the overview listed "recompiled: User stack trace:" as a recompile)."""
+    from compilescope.trace.builder import reasons_in
+
+    text = (
+        "1/0: n_steps == 8                     # for i in range(n_steps):  # s.py:18 in sample\n"
+        "User stack trace:\n"
+        '  File "/tmp/s.py", line 18, in sample\n'
+        "    for i in range(n_steps):\n"
+    )
+    (reason,) = reasons_in(text)
+    assert reason.startswith("1/0: n_steps == 8") and reason.endswith("for i in range(n_steps):")
+    assert guard_of(reason) == "n_steps == <value>"
+    two = "tensor 'x' size mismatch at index 0. expected 4, actual 6\n0/1: x.dtype changed\n"
+    assert reasons_in(two) == two.splitlines()

@@ -224,9 +224,7 @@ class CaptureBuilder:
         if isinstance(payload, list):
             draft.recompile_reasons.extend(str(p) for p in payload)
         elif event.payload:
-            draft.recompile_reasons.extend(
-                line for line in event.payload.splitlines() if line.strip()
-            )
+            draft.recompile_reasons.extend(reasons_in(event.payload))
 
     def _guards(self, draft: _Draft, event: Event) -> None:
         draft.guards = event.payload or ""
@@ -348,6 +346,21 @@ class CaptureBuilder:
             global_artifacts=tuple(self.global_artifacts),
             cells=dict(self.cells),
         )
+
+
+def reasons_in(text: str) -> list[str]:
+    """The recompile reasons of a plain-text `recompile_reasons` artifact, one a line, each with
+    the lines that continue it: torch 2.14 follows a reason with its "User stack trace:" and
+    the indented frames (read as reasons of their own, they showed as four recompiles)."""
+    reasons: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if reasons and (line[:1].isspace() or line.strip() == "User stack trace:"):
+            reasons[-1] += "\n" + line
+        else:
+            reasons.append(line)
+    return reasons
 
 
 def _head_fields(cid: CompileId) -> tuple[int | None, int | None, int | None, int | None]:
