@@ -25,6 +25,11 @@ _CACHED_WORK = (
 )
 _CACHED_SHARE = 0.30  # of a cold compile, before the cache is worth naming
 _AUTOTUNE_SHARE = 0.20
+# torch times `compile_time_autotune_time_us` only where max-autotune's options are on (GEMM
+# template choices, torch/_inductor/select_algorithm.py; fused-node benchmarks, scheduler.py):
+# a second of it is that mode's cost, whatever its share (the first blind round's
+# max-autotune MLP on torch 2.11: 10.8 s, 19% of the compile; its logged config hid the mode).
+_AUTOTUNE_SECONDS = 1.0
 _SERIAL_SHARE = 0.40  # kernel compilation, of a cold compile, before one thread is worth naming
 _RECOMPILE_SHARE = 0.20
 # Compiling blocks alone pays where many blocks share few compiled graphs: blocks per distinct
@@ -241,8 +246,14 @@ def _fixes(capture: Capture, budget: CompileBudget) -> list[Fix]:
         if isinstance(t := c.metrics.get("compile_time_autotune_time_us"), (int, float))
     )
     autotuning = max(budget.share("autotuning"), tuned_s / budget.seconds)
-    if _config_says(capture, _MAX_AUTOTUNE) or autotuning >= _AUTOTUNE_SHARE:
-        fixes.append(remedy("autotune_cost").fix())
+    if (
+        _config_says(capture, _MAX_AUTOTUNE)
+        or autotuning >= _AUTOTUNE_SHARE
+        or tuned_s >= _AUTOTUNE_SECONDS
+    ):
+        tune = remedy("autotune_cost")
+        spent = f" (autotuning took {tuned_s:.1f} s of the compile)" if tuned_s >= 0.05 else ""
+        fixes.append(tune.fix(change=tune.change + spent))
     if (
         budget.share(KERNEL_COMPILE) >= _SERIAL_SHARE
         and not budget.warm
