@@ -73,6 +73,10 @@ def _split_dims(text: str) -> tuple[str, ...]:
     return tuple(dims)
 
 
+# The FX ops that compute; the others read inputs or attributes, or return.
+COMPUTING_OPS = ("call_function", "call_method", "call_module")
+
+
 @dataclass(frozen=True)
 class Node:
     """One FX node. `inputs` are the names of the nodes it reads: the graph's edges."""
@@ -132,7 +136,7 @@ class Graph:
     @property
     def op_count(self) -> int:
         """Nodes that compute (not inputs, outputs or attribute reads)."""
-        return sum(n.op in ("call_function", "call_method", "call_module") for n in self.nodes)
+        return sum(n.op in COMPUTING_OPS for n in self.nodes)
 
     @property
     def placeholders(self) -> tuple[Node, ...]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..capture import Capture
 from ..compile import Compile
+from ..graph import COMPUTING_OPS
 from ..measured.compile_budget import KERNEL_COMPILE, OTHER, CompileBudget, compile_budget
 from ..measured.compile_payback import pay_back
 from ..place import Place
@@ -139,14 +140,13 @@ def constant_work(capture: Capture) -> ConstantWork | None:
             continue
         constant: set[str] = set()
         places: Counter[Place] = Counter()
-        operations = 0
+        operations = graph.op_count
         for node in graph.nodes:
-            if node.op in ("placeholder", "output"):
+            # Only computing nodes: a tensor the graph holds as an attribute (get_attr: a
+            # compiled optimizer's state and parameters) is state, read like an input.
+            if node.op not in COMPUTING_OPS:
                 continue
-            operations += 1
-            # A tensor the graph holds as an attribute (a compiled optimizer's state and
-            # parameters) is state, read like an input: not a constant.
-            if node.op != "get_attr" and all(name in constant for name in node.inputs):
+            if all(name in constant for name in node.inputs):
                 constant.add(node.name)
                 if node.source is not None:
                     places[node.source] += 1

@@ -133,12 +133,9 @@ def recompile_findings(capture: Capture) -> list[Finding]:
 
 
 def _graph_sizes(capture: Capture, key: FrameKey) -> list[int]:
-    """The operations of each Dynamo graph a frame compiled (its nodes but its inputs and
-    output), in compile order."""
+    """The operations of each Dynamo graph a frame compiled, in compile order."""
     graphs = (c.graph("dynamo_output_graph") for c in capture if frame_key(c) == key)
-    return [
-        sum(n.op not in ("placeholder", "output") for n in g.nodes) for g in graphs if g is not None
-    ]
+    return [g.op_count for g in graphs if g is not None]
 
 
 def _counts(values: list[str]) -> bool:
